@@ -1,0 +1,94 @@
+/*
+ * check.c: _rp_graph_check, the test hook that validates every invariant
+ * stated in graph.h. It walks the whole graph: tests only.
+ */
+#include "graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static rp_status_t broken(char *message, size_t capacity, const char *format, ...) {
+    if (message != NULL && capacity > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(message, capacity, format, args);
+        va_end(args);
+    }
+    return RP_ECORRUPT;
+}
+
+#define BROKEN(...) return broken(message, capacity, __VA_ARGS__)
+
+static bool downstream_marked(const rp_graph_t *graph, const rp_node_rec_t *rec) {
+    for (uint32_t i = 0; i < rec->nsubs; i++) {
+        const rp_node_rec_t *sub = rp_rec(graph, rec->subs[i].node);
+        if (!(sub->flags & (RP_F_STALE | RP_F_COMPUTING))) return false;
+    }
+    return true;
+}
+
+rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capacity) {
+    if (graph == NULL) return RP_EINVAL;
+    if (message != NULL && capacity > 0) message[0] = '\0';
+    size_t live = 0, effects = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    bool idle = graph->callback_depth == 0 && !graph->flushing;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        const rp_node_rec_t *rec = rp_rec(graph, slot);
+        if (!(rec->flags & RP_F_LIVE)) {
+            if (rec->ndeps || rec->nsubs) BROKEN("free slot %u still has edges", slot);
+            continue;
+        }
+        live++;
+        if (rec->kind > RP_KIND_EFFECT) BROKEN("node %u has kind %u", slot, rec->kind);
+        if (rec->kind == RP_KIND_EFFECT) effects++;
+        if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
+        if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
+        if (rec->ndeps > rec->deps_capacity || rec->nsubs > rec->subs_capacity) {
+            BROKEN("node %u has more edges than capacity", slot);
+        }
+        if (idle && (rec->flags & RP_F_BUSY)) BROKEN("node %u is busy outside any call", slot);
+        if ((rec->flags & RP_F_QUEUED) && rec->kind != RP_KIND_EFFECT) BROKEN("non-effect %u is queued", slot);
+        if ((rec->flags & RP_F_STALE) && rec->kind != RP_KIND_EFFECT && !downstream_marked(graph, rec)) {
+            BROKEN("node %u is stale but a subscriber is not marked", slot);
+        }
+        edge_bytes += ((size_t)rec->deps_capacity + rec->subs_capacity) * sizeof(rp_edge_t);
+        for (uint32_t i = 0; i < rec->ndeps; i++) {
+            rp_edge_t edge = rec->deps[i];
+            if (edge.node >= graph->nslots) BROKEN("node %u dep %u out of range", slot, i);
+            const rp_node_rec_t *dep = rp_rec(graph, edge.node);
+            if (!(dep->flags & RP_F_LIVE)) BROKEN("node %u depends on free slot %u", slot, edge.node);
+            if (edge.mirror >= dep->nsubs || dep->subs[edge.mirror].node != slot || dep->subs[edge.mirror].mirror != i) {
+                BROKEN("edge %u -> %u (dep %u) has no matching twin", slot, edge.node, i);
+            }
+            for (uint32_t j = 0; j < i; j++) {
+                if (rec->deps[j].node == edge.node) BROKEN("node %u reads %u twice", slot, edge.node);
+            }
+            edges++;
+        }
+        for (uint32_t i = 0; i < rec->nsubs; i++) {
+            rp_edge_t edge = rec->subs[i];
+            if (edge.node >= graph->nslots) BROKEN("node %u sub %u out of range", slot, i);
+            const rp_node_rec_t *sub = rp_rec(graph, edge.node);
+            if (edge.mirror >= sub->ndeps || sub->deps[edge.mirror].node != slot || sub->deps[edge.mirror].mirror != i) {
+                BROKEN("subscriber edge %u -> %u (sub %u) has no matching twin", slot, edge.node, i);
+            }
+        }
+    }
+    for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
+        if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
+        if (rp_rec(graph, slot)->flags & RP_F_LIVE) BROKEN("live node %u is on the free list", slot);
+        if (++free_slots > graph->nslots) BROKEN("the free list loops");
+    }
+    if (live != graph->live_nodes) BROKEN("%zu live nodes counted, %zu accounted", live, graph->live_nodes);
+    if (effects != graph->live_effects) BROKEN("%zu effects counted, %zu accounted", effects, graph->live_effects);
+    if (live + free_slots != graph->nslots) BROKEN("%zu live + %zu free != %u slots", live, free_slots, graph->nslots);
+    if (edges != graph->live_edges) BROKEN("%zu edges counted, %zu accounted", edges, graph->live_edges);
+    if (edge_bytes != graph->arena.bytes_in_use) {
+        BROKEN("edge arrays hold %zu bytes, the arena accounts %zu", edge_bytes, graph->arena.bytes_in_use);
+    }
+    for (size_t i = 1; i < graph->queue_count; i++) {
+        if (graph->queue[i].order < graph->queue[(i - 1) / 2].order) BROKEN("flush queue out of heap order at %zu", i);
+    }
+    if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
+    return RP_OK;
+}

@@ -1,0 +1,191 @@
+/*
+ * graph.h: the engine's internal model. Not part of the API.
+ *
+ * Nodes live in pages of fixed-size records (so a record never moves), named
+ * by slot index. Each node keeps two adjacency arrays of edges, allocated from
+ * the arena:
+ *   deps: what it read in its last run, in read order;
+ *   subs: who read it (no set order).
+ * An edge is stored once on each side; each copy records where its twin sits
+ * (`mirror`), so unlinking is O(1) on the unordered side.
+ *
+ * Node states (flags):
+ *   DIRTY     a source was written and not yet committed; a computed must
+ *             recompute; an effect must run.
+ *   PENDING   something upstream may have changed: re-validate the deps in
+ *             read order before trusting the cached value.
+ *   COMPUTING its compute or run callback is in progress.
+ *   CHECKING  it sits on a re-validation walk.
+ *   QUEUED    (effects) it is in the flush queue.
+ *   DISPOSING disposal was requested while it was busy; the handle is already
+ *             stale and the record is freed when the busy flag clears.
+ *   UNWATCH   an `unwatched` notification for it is waiting to be delivered.
+ *
+ * Invariants (checked by _rp_graph_check):
+ *   - deps[i] of S names D and D.subs[deps[i].mirror] names S at mirror i,
+ *     and the other way round; a node appears at most once in any deps array.
+ *   - sources have no deps; effects have no subs.
+ *   - if a node is DIRTY or PENDING, everything downstream of it is DIRTY or
+ *     PENDING (or is being computed): so propagation stops at marked nodes.
+ *   - the edges form a DAG: reading a node that is being computed is refused.
+ *   - outside any call, no node is COMPUTING or CHECKING.
+ */
+#ifndef RP_GRAPH_H
+#define RP_GRAPH_H
+
+#include "arena.h"
+#include "ripple.h"
+#include "sync.h"
+
+enum {
+    RP_F_LIVE = 1u << 0,
+    RP_F_DIRTY = 1u << 1,
+    RP_F_PENDING = 1u << 2,
+    RP_F_COMPUTING = 1u << 3,
+    RP_F_CHECKING = 1u << 4,
+    RP_F_QUEUED = 1u << 5,
+    RP_F_DISPOSING = 1u << 6,
+    RP_F_UNWATCH = 1u << 7,
+    RP_F_SEEN = 1u << 8, /* scratch mark, clear outside the function that sets it */
+};
+
+#define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
+#define RP_F_STALE (RP_F_DIRTY | RP_F_PENDING)
+
+#define RP_NO_SLOT UINT32_MAX
+#define RP_PAGE_SHIFT 8u
+#define RP_PAGE_NODES (1u << RP_PAGE_SHIFT)
+
+typedef struct rp_edge {
+    uint32_t node;   /* the node at the other end */
+    uint32_t mirror; /* index of this edge's twin in the other node's array */
+} rp_edge_t;
+
+typedef struct rp_node_rec {
+    rp_edge_t *deps;
+    rp_edge_t *subs;
+    uint32_t ndeps, deps_capacity;
+    uint32_t nsubs, subs_capacity;
+    uint32_t generation;
+    uint16_t flags;
+    uint8_t kind;
+    uint8_t unused;
+    uint32_t cursor;         /* while computing: deps confirmed by this run */
+    uint32_t eval_parent;    /* while computing: the node computing before it */
+    uint32_t next_free;      /* free list link when not live */
+    uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
+    uint64_t flush_id;
+    uint64_t run_stamp;      /* stamp of its current or last run */
+    uint64_t read_stamp;     /* stamp of the last run that read it */
+    uint64_t order;          /* creation sequence; 0 once freed */
+    void *data;
+} rp_node_rec_t;
+
+/* A frame of the explicit stack used by propagation and re-validation. */
+typedef struct rp_frame {
+    uint32_t node;
+    uint32_t position;
+    uint64_t epoch;
+} rp_frame_t;
+
+/* A flush queue entry: effects run in creation order. */
+typedef struct rp_queued {
+    uint64_t order;
+    uint32_t slot;
+} rp_queued_t;
+
+typedef struct rp_unwatch {
+    uint32_t slot;
+    uint32_t generation;
+} rp_unwatch_t;
+
+struct rp_graph {
+    rp_arena_t arena;
+    rp_callbacks_t callbacks;
+    uint32_t settle_bound;
+    uint32_t tag;
+
+    rp_node_rec_t **pages;
+    uint32_t npages, pages_capacity;
+    uint32_t nslots;    /* slots ever handed out */
+    uint32_t free_head; /* first free slot, RP_NO_SLOT if none */
+    size_t live_nodes;
+    size_t live_effects;
+    size_t live_edges;
+
+    /* Explicit stack shared by nested walks; sized so walks never allocate. */
+    rp_frame_t *stack;
+    size_t stack_top, stack_capacity;
+
+    rp_queued_t *queue; /* binary min-heap on `order` */
+    size_t queue_count, queue_capacity;
+
+    rp_unwatch_t *unwatch;
+    size_t unwatch_head, unwatch_count, unwatch_capacity;
+
+    rp_node_t *diagnostic;
+    size_t diagnostic_count, diagnostic_capacity;
+
+    uint32_t active; /* node whose compute or run is in progress */
+    uint32_t untracked_depth;
+    uint32_t batch_depth;
+    uint32_t callback_depth;
+    bool flushing;
+    bool draining;
+
+    uint64_t next_order;
+    uint64_t stamp;
+    uint64_t write_epoch;
+    uint64_t flush_id;
+};
+
+static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
+    return &graph->pages[slot >> RP_PAGE_SHIFT][slot & (RP_PAGE_NODES - 1)];
+}
+
+static inline rp_node_t rp_handle(const rp_graph_t *graph, uint32_t slot) {
+    return (rp_node_t){slot, rp_rec(graph, slot)->generation, graph->tag};
+}
+
+/* Validates a handle. RP_EINVAL for the none handle or a slot never handed out. */
+static inline rp_status_t rp_resolve(const rp_graph_t *graph, rp_node_t node, uint32_t *slot) {
+    if (node.graph_tag != graph->tag) return node.generation == 0 ? RP_EINVAL : RP_EFOREIGN;
+    if (node.generation == 0 || node.slot >= graph->nslots) return RP_EINVAL;
+    const rp_node_rec_t *rec = rp_rec(graph, node.slot);
+    if (rp_sync_load_u32(&rec->generation) != node.generation || !(rec->flags & RP_F_LIVE) ||
+        (rec->flags & RP_F_DISPOSING)) {
+        return RP_ESTALE;
+    }
+    *slot = node.slot;
+    return RP_OK;
+}
+
+/* node.c */
+void rp_node_free(rp_graph_t *graph, uint32_t slot);
+void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot);
+
+/* tracking.c */
+rp_status_t rp_link(rp_graph_t *graph, uint32_t dep, uint32_t sub);
+void rp_unlink_deps_from(rp_graph_t *graph, uint32_t sub, uint32_t first);
+void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position);
+void rp_deliver_unwatched(rp_graph_t *graph);
+rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind);
+
+/* propagation.c */
+void rp_propagate(rp_graph_t *graph, uint32_t root);
+void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
+rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
+void rp_run_effect(rp_graph_t *graph, uint32_t slot);
+/* Re-validates a PENDING effect; *run says whether something it read changed. */
+rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
+
+/* scheduler.c */
+void rp_enqueue(rp_graph_t *graph, uint32_t slot);
+rp_status_t rp_flush(rp_graph_t *graph);
+rp_status_t rp_settle(rp_graph_t *graph);
+
+/* graph.c */
+/* Room for `count` diagnostic handles (the caller fills them), or NULL. */
+rp_node_t *rp_diagnostic_reserve(rp_graph_t *graph, size_t count);
+
+#endif

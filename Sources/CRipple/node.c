@@ -1,0 +1,183 @@
+#include "graph.h"
+
+#include <string.h>
+
+static rp_status_t grow(rp_arena_t *arena, void **array, size_t *capacity, size_t item, size_t needed) {
+    if (needed <= *capacity) return RP_OK;
+    size_t next = *capacity ? *capacity : 16;
+    while (next < needed) next *= 2;
+    void *grown = rp_arena_raw_alloc(arena, next * item);
+    if (grown == NULL) return RP_ENOMEM;
+    if (*capacity) {
+        memcpy(grown, *array, *capacity * item);
+        rp_arena_raw_free(arena, *array, *capacity * item);
+    }
+    *array = grown;
+    *capacity = next;
+    return RP_OK;
+}
+
+/* Everything a new node could need later is reserved now, so that propagation,
+ * re-validation and flushing never allocate (and so never fail half-way). */
+rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
+    rp_arena_t *arena = &graph->arena;
+    size_t nodes = graph->live_nodes + 1;
+    rp_status_t status;
+    if ((status = grow(arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t), 2 * nodes + 16))) {
+        return status;
+    }
+    if ((status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), nodes + 16))) {
+        return status;
+    }
+    if (kind == RP_KIND_EFFECT &&
+        (status = grow(arena, (void **)&graph->queue, &graph->queue_capacity, sizeof(rp_queued_t),
+                       graph->live_effects + 1))) {
+        return status;
+    }
+    if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
+        size_t pages_capacity = graph->pages_capacity;
+        if ((status = grow(arena, (void **)&graph->pages, &pages_capacity, sizeof(*graph->pages), graph->npages + 1))) {
+            return status;
+        }
+        graph->pages_capacity = (uint32_t)pages_capacity;
+        rp_node_rec_t *page = rp_arena_raw_alloc(arena, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        if (page == NULL) return RP_ENOMEM;
+        memset(page, 0, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        graph->pages[graph->npages++] = page;
+    }
+    return RP_OK;
+}
+
+rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    if ((unsigned)kind > RP_KIND_EFFECT) return RP_EINVAL;
+    if (kind == RP_KIND_COMPUTED && graph->callbacks.compute == NULL) return RP_EINVAL;
+    if (kind == RP_KIND_EFFECT && graph->callbacks.run == NULL) return RP_EINVAL;
+    if (graph->nslots == RP_NO_SLOT && graph->free_head == RP_NO_SLOT) return RP_ENOMEM;
+    rp_status_t status = rp_reserve_for_node(graph, kind);
+    if (status) return status;
+
+    uint32_t slot;
+    if (graph->free_head != RP_NO_SLOT) {
+        slot = graph->free_head;
+        graph->free_head = rp_rec(graph, slot)->next_free;
+    } else {
+        slot = graph->nslots++;
+    }
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    uint32_t generation = rec->generation ? rec->generation : 1;
+    *rec = (rp_node_rec_t){0};
+    rp_sync_store_u32(&rec->generation, generation);
+    rec->kind = (uint8_t)kind;
+    rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED ? RP_F_DIRTY : 0);
+    rec->order = ++graph->next_order;
+    rec->next_free = RP_NO_SLOT;
+    rec->eval_parent = RP_NO_SLOT;
+    rec->data = data;
+    graph->live_nodes++;
+    if (kind == RP_KIND_EFFECT) graph->live_effects++;
+    *out = rp_handle(graph, slot);
+
+    if (kind != RP_KIND_EFFECT) return RP_OK;
+    rp_run_effect(graph, slot);
+    return rp_settle(graph);
+}
+
+/* Removes deps[position] of `sub`, keeping the rest in read order. */
+static void remove_dep_keeping_order(rp_graph_t *graph, uint32_t sub, uint32_t position) {
+    rp_node_rec_t *rec = rp_rec(graph, sub);
+    for (uint32_t i = position + 1; i < rec->ndeps; i++) {
+        rp_edge_t edge = rec->deps[i];
+        rec->deps[i - 1] = edge;
+        rp_rec(graph, edge.node)->subs[edge.mirror].mirror = i - 1;
+    }
+    rec->ndeps--;
+    if ((rec->flags & RP_F_COMPUTING) && position < rec->cursor) rec->cursor--;
+}
+
+void rp_node_free(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    /* Readers lose a dependency: for them it changed. */
+    while (rec->nsubs) {
+        rp_edge_t edge = rec->subs[--rec->nsubs];
+        remove_dep_keeping_order(graph, edge.node, edge.mirror);
+        graph->live_edges--;
+        rp_mark_dirty(graph, edge.node);
+    }
+    rp_unlink_deps_from(graph, slot, 0);
+    if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_arena_class_for(rec->deps_capacity));
+    if (rec->subs_capacity) rp_arena_block_free(&graph->arena, rec->subs, rp_arena_class_for(rec->subs_capacity));
+
+    rp_node_t handle = rp_handle(graph, slot);
+    void *data = rec->data;
+    bool effect = rec->kind == RP_KIND_EFFECT;
+    uint32_t generation = rec->generation + 1;
+    *rec = (rp_node_rec_t){0};
+    rp_sync_store_u32(&rec->generation, generation ? generation : 1);
+    rec->next_free = graph->free_head;
+    graph->free_head = slot;
+    graph->live_nodes--;
+    if (effect) graph->live_effects--;
+    if (graph->callbacks.release) graph->callbacks.release(graph->callbacks.host, graph, handle, data);
+}
+
+void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot) {
+    uint16_t flags = rp_rec(graph, slot)->flags;
+    if ((flags & RP_F_DISPOSING) && !(flags & RP_F_BUSY)) rp_node_free(graph, slot);
+}
+
+rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->flags & RP_F_BUSY) {
+        rec->flags |= RP_F_DISPOSING;
+        return RP_OK;
+    }
+    rp_node_free(graph, slot);
+    return rp_settle(graph);
+}
+
+rp_status_t rp_node_kind(const rp_graph_t *graph, rp_node_t node, rp_kind_t *out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    *out = (rp_kind_t)rp_rec(graph, slot)->kind;
+    return RP_OK;
+}
+
+rp_status_t rp_node_data(const rp_graph_t *graph, rp_node_t node, void **out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    *out = rp_rec(graph, slot)->data;
+    return RP_OK;
+}
+
+static rp_status_t copy_edges(const rp_graph_t *graph, rp_node_t node, bool deps, rp_node_t *nodes, size_t capacity,
+                              size_t *count) {
+    if (graph == NULL || count == NULL || (nodes == NULL && capacity > 0)) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    const rp_node_rec_t *rec = rp_rec(graph, slot);
+    const rp_edge_t *edges = deps ? rec->deps : rec->subs;
+    size_t total = deps ? rec->ndeps : rec->nsubs;
+    for (size_t i = 0; i < total && i < capacity; i++) nodes[i] = rp_handle(graph, edges[i].node);
+    *count = total;
+    return RP_OK;
+}
+
+rp_status_t rp_node_dependencies(const rp_graph_t *graph, rp_node_t node, rp_node_t *nodes, size_t capacity,
+                                 size_t *count) {
+    return copy_edges(graph, node, true, nodes, capacity, count);
+}
+
+rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node_t *nodes, size_t capacity,
+                                size_t *count) {
+    return copy_edges(graph, node, false, nodes, capacity, count);
+}

@@ -1,0 +1,296 @@
+/*
+ * propagation.c: push-pull invalidation.
+ *
+ * Push: a write marks the source DIRTY and everything downstream PENDING,
+ * queueing the effects it reaches. Nothing is computed.
+ * Pull: reading a PENDING node re-validates its dependencies in read order
+ * (check_dirty). A DIRTY dependency is brought up to date (a source is
+ * committed, a computed recomputed); if its value changed, the walk stops and
+ * the reader recomputes; if not, the walk goes on to the next dependency. A
+ * PENDING computed dependency is descended into first. So each node computes
+ * at most once per change, after everything it reads, and an unchanged value
+ * stops propagation.
+ *
+ * Neither direction recurses on the machine stack: both walk an explicit
+ * stack of (node, position) frames. Recomputes happen bottom-up from the walk,
+ * so the bodies they run find their own dependencies already up to date; only
+ * the first evaluation of a never-read node nests through the bodies it reads.
+ * The stack is reserved at node creation (two frames per node: one active
+ * propagation plus nested walks over distinct nodes), so walks never allocate.
+ */
+#include "graph.h"
+
+static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t position, uint64_t epoch) {
+    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, epoch};
+}
+
+static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);
+}
+
+void rp_propagate(rp_graph_t *graph, uint32_t root) {
+    size_t base = graph->stack_top;
+    uint32_t node = root;
+    uint32_t position = 0;
+    for (;;) {
+        rp_node_rec_t *rec = rp_rec(graph, node);
+        if (position < rec->nsubs) {
+            rp_edge_t edge = rec->subs[position++];
+            rp_node_rec_t *sub = rp_rec(graph, edge.node);
+            uint16_t flags = sub->flags;
+            if (flags & RP_F_COMPUTING) {
+                /* Its run is in progress. Only a dependency it has already read
+                 * in this run makes it stale: it recomputes on its next read. */
+                if (edge.mirror >= sub->cursor || (flags & RP_F_DIRTY)) continue;
+                sub->flags = flags | RP_F_DIRTY;
+            } else if (flags & RP_F_STALE) {
+                continue; /* already marked, and so is everything below it */
+            } else {
+                sub->flags = flags | RP_F_PENDING;
+            }
+            queue_if_effect(graph, edge.node, sub);
+            if (sub->nsubs) {
+                push_frame(graph, node, position, 0);
+                node = edge.node;
+                position = 0;
+            }
+            continue;
+        }
+        if (graph->stack_top == base) return;
+        rp_frame_t frame = graph->stack[--graph->stack_top];
+        node = frame.node;
+        position = frame.position;
+    }
+}
+
+void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if ((rec->flags & RP_F_DIRTY) && !(rec->flags & RP_F_COMPUTING)) return;
+    rec->flags |= RP_F_DIRTY;
+    queue_if_effect(graph, slot, rec);
+    rp_propagate(graph, slot);
+}
+
+/* A dependency changed: readers that were only PENDING must now recompute.
+ * They are already queued (effects) or marked downstream. */
+static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    for (uint32_t i = 0; i < rec->nsubs; i++) {
+        rp_node_rec_t *sub = rp_rec(graph, rec->subs[i].node);
+        if ((sub->flags & (RP_F_STALE | RP_F_COMPUTING)) == RP_F_PENDING) sub->flags |= RP_F_DIRTY;
+    }
+}
+
+/* Runs a compute or effect callback with `slot` as the tracked reader, inside
+ * an implicit batch, and unlinks what the run did not read again. */
+static rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
+    rec->cursor = 0;
+    rec->run_stamp = ++graph->stamp;
+    rec->eval_parent = graph->active;
+    uint32_t untracked_depth = graph->untracked_depth;
+    graph->active = slot;
+    graph->untracked_depth = 0;
+    graph->batch_depth++;
+    graph->callback_depth++;
+
+    rp_status_t status = RP_OK;
+    rp_node_t handle = rp_handle(graph, slot);
+    if (rec->kind == RP_KIND_EFFECT) {
+        graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
+    } else {
+        *changed = true;
+        status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
+    }
+
+    graph->callback_depth--;
+    graph->batch_depth--;
+    graph->untracked_depth = untracked_depth;
+    graph->active = rec->eval_parent;
+    rec->eval_parent = RP_NO_SLOT;
+    if (status == RP_OK) {
+        rp_unlink_deps_from(graph, slot, rec->cursor);
+    } else {
+        rec->flags |= RP_F_DIRTY; /* keeps every old edge too: a retry re-reads them */
+    }
+    rec->flags &= (uint16_t)~RP_F_COMPUTING;
+    return status;
+}
+
+void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
+    bool unused;
+    (void)run_tracked(graph, slot, &unused);
+    rp_node_finish_if_disposing(graph, slot);
+}
+
+/* Brings a DIRTY dependency up to date. A source is committed; a computed is
+ * recomputed. *changed says whether its readers must recompute. */
+static rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->kind == RP_KIND_SOURCE) {
+        rec->flags &= (uint16_t)~RP_F_DIRTY;
+        *changed = graph->callbacks.commit == NULL ||
+                   graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
+        return RP_OK;
+    }
+    rp_status_t status = run_tracked(graph, slot, changed);
+    rp_node_finish_if_disposing(graph, slot);
+    return status;
+}
+
+/* Clears the walk's marks from the frames above `base` after a failure. */
+static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
+    rp_rec(graph, current)->flags &= (uint16_t)~RP_F_CHECKING;
+    rp_node_finish_if_disposing(graph, current);
+    while (graph->stack_top > base) {
+        uint32_t node = graph->stack[--graph->stack_top].node;
+        rp_rec(graph, node)->flags &= (uint16_t)~RP_F_CHECKING;
+        rp_node_finish_if_disposing(graph, node);
+    }
+}
+
+/* Re-validates the dependencies of PENDING `root`, in read order, depth first.
+ * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
+ * and any deferred disposal for the caller to finish. */
+static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
+    size_t base = graph->stack_top;
+    uint32_t current = root;
+    uint32_t position = 0;
+    uint64_t epoch = rp_sync_load_u64(&graph->write_epoch);
+    bool dirty = false;
+    rp_rec(graph, root)->flags |= RP_F_CHECKING;
+    for (;;) {
+        rp_node_rec_t *rec = rp_rec(graph, current);
+        if (!dirty && position < rec->ndeps) {
+            uint32_t dep = rec->deps[position++].node;
+            rp_node_rec_t *dep_rec = rp_rec(graph, dep);
+            if (dep_rec->flags & RP_F_DIRTY) {
+                bool changed = false;
+                rp_status_t status = update(graph, dep, &changed);
+                if (status) {
+                    unwind(graph, base, current);
+                    return status;
+                }
+                if (changed) {
+                    if (dep_rec->nsubs > 1) shallow_propagate(graph, dep);
+                    dirty = true;
+                }
+            } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind == RP_KIND_COMPUTED) {
+                push_frame(graph, current, position, epoch);
+                current = dep;
+                position = 0;
+                epoch = rp_sync_load_u64(&graph->write_epoch);
+                dep_rec->flags |= RP_F_CHECKING;
+            }
+            continue;
+        }
+        /* Done with `current`. A write made by a nested compute may have marked it. */
+        if (rec->flags & RP_F_DIRTY) dirty = true;
+        bool unwritten = rp_sync_load_u64(&graph->write_epoch) == epoch;
+        rec->flags &= (uint16_t)~RP_F_CHECKING;
+        if (current == root) {
+            if (!dirty && unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
+            *dirty_out = dirty;
+            return RP_OK;
+        }
+        if (dirty) {
+            bool changed = false;
+            rp_status_t status = update(graph, current, &changed);
+            if (status) {
+                graph->stack_top--;
+                unwind(graph, base, graph->stack[graph->stack_top].node);
+                return status;
+            }
+            dirty = changed;
+            if (changed && rec->nsubs > 1) shallow_propagate(graph, current);
+        } else {
+            if (unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
+            rp_node_finish_if_disposing(graph, current);
+        }
+        rp_frame_t frame = graph->stack[--graph->stack_top];
+        current = frame.node;
+        position = frame.position;
+        epoch = frame.epoch;
+    }
+}
+
+static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
+    size_t count = 1;
+    for (uint32_t node = graph->active; node != slot && node != RP_NO_SLOT; node = rp_rec(graph, node)->eval_parent) {
+        count++;
+    }
+    rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
+    if (nodes == NULL) return RP_ECYCLE;
+    size_t index = count;
+    for (uint32_t node = graph->active; index > 1; node = rp_rec(graph, node)->eval_parent) {
+        nodes[--index] = rp_handle(graph, node);
+    }
+    nodes[0] = rp_handle(graph, slot);
+    return RP_ECYCLE;
+}
+
+/* Brings `slot` up to date for a read. */
+rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    uint16_t flags = rec->flags;
+    if (!(flags & RP_F_STALE)) return RP_OK;
+    if (rec->kind == RP_KIND_SOURCE) {
+        bool changed = false;
+        (void)update(graph, slot, &changed);
+        if (changed) shallow_propagate(graph, slot);
+        return RP_OK;
+    }
+    bool dirty = (flags & RP_F_DIRTY) != 0;
+    if (!dirty) {
+        rp_status_t status = check_dirty(graph, slot, &dirty);
+        if (status) return status;
+        if (rec->flags & RP_F_DISPOSING) {
+            rp_node_finish_if_disposing(graph, slot);
+            return RP_ESTALE;
+        }
+    }
+    if (!dirty) return RP_OK;
+    bool changed = false;
+    rp_status_t status = update(graph, slot, &changed);
+    if (status == RP_OK && changed) shallow_propagate(graph, slot);
+    return status;
+}
+
+rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
+    if (rec->flags & RP_F_COMPUTING) return report_cycle(graph, slot);
+    if ((status = rp_refresh(graph, slot))) return status;
+    uint32_t reader = graph->active;
+    if (reader != RP_NO_SLOT && !graph->untracked_depth && (status = rp_link(graph, slot, reader))) return status;
+    return rp_settle(graph);
+}
+
+rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->kind != RP_KIND_SOURCE) return RP_EKIND;
+    rp_sync_bump_u64(&graph->write_epoch);
+    rec->flags |= RP_F_DIRTY;
+    /* Even when the source is still DIRTY from an earlier write: propagation
+     * stops at readers already marked, and re-marks any that lost their mark. */
+    rp_propagate(graph, slot);
+    return rp_settle(graph);
+}
+
+rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {
+    rp_status_t status = check_dirty(graph, slot, run);
+    if (rp_rec(graph, slot)->flags & RP_F_DISPOSING) {
+        rp_node_finish_if_disposing(graph, slot);
+        *run = false;
+    }
+    return status;
+}

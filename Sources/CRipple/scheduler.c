@@ -1,0 +1,134 @@
+/*
+ * scheduler.c: when effects run.
+ *
+ * Effects reached by a change are queued in a binary min-heap keyed by their
+ * creation order, so one flush runs them in the order they were created
+ * whatever order propagation reached them in. A queued effect that is only
+ * PENDING is re-validated first and runs only if something it read changed.
+ * Writes made by a running effect are applied at once; the effects they reach
+ * join the same flush. One effect running more than `settle_bound` times in a
+ * flush stops it with RP_ELOOP.
+ */
+#include "graph.h"
+
+static bool before(const rp_queued_t *a, const rp_queued_t *b) {
+    return a->order < b->order;
+}
+
+void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    rec->flags |= RP_F_QUEUED;
+    /* Capacity is reserved per live effect at creation, and an effect is in
+     * the heap at most once. */
+    size_t index = graph->queue_count++;
+    rp_queued_t entry = {rec->order, slot};
+    while (index > 0) {
+        size_t parent = (index - 1) / 2;
+        if (!before(&entry, &graph->queue[parent])) break;
+        graph->queue[index] = graph->queue[parent];
+        index = parent;
+    }
+    graph->queue[index] = entry;
+}
+
+static rp_queued_t pop_first(rp_graph_t *graph) {
+    rp_queued_t first = graph->queue[0];
+    rp_queued_t last = graph->queue[--graph->queue_count];
+    size_t index = 0;
+    size_t count = graph->queue_count;
+    for (;;) {
+        size_t child = 2 * index + 1;
+        if (child >= count) break;
+        if (child + 1 < count && before(&graph->queue[child + 1], &graph->queue[child])) child++;
+        if (!before(&graph->queue[child], &last)) break;
+        graph->queue[index] = graph->queue[child];
+        index = child;
+    }
+    if (count) graph->queue[index] = last;
+    return first;
+}
+
+/* The flush stopped: name the effects that reached the bound, and take every
+ * queued effect out of the queue (their marks stay, so the next change that
+ * reaches them queues them again). */
+static rp_status_t stop_loop(rp_graph_t *graph) {
+    size_t count = 0;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        rp_node_rec_t *rec = rp_rec(graph, slot);
+        if ((rec->flags & RP_F_LIVE) && rec->flush_id == graph->flush_id && rec->flush_runs >= graph->settle_bound) {
+            count++;
+        }
+    }
+    rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
+    for (uint32_t slot = 0, index = 0; nodes != NULL && slot < graph->nslots; slot++) {
+        rp_node_rec_t *rec = rp_rec(graph, slot);
+        if ((rec->flags & RP_F_LIVE) && rec->flush_id == graph->flush_id && rec->flush_runs >= graph->settle_bound) {
+            nodes[index++] = rp_handle(graph, slot);
+        }
+    }
+    /* Sorted by creation order: slots are reused, so slot order is not it. */
+    for (size_t i = 1; nodes != NULL && i < count; i++) {
+        rp_node_t node = nodes[i];
+        uint64_t order = rp_rec(graph, node.slot)->order;
+        size_t j = i;
+        for (; j > 0 && rp_rec(graph, nodes[j - 1].slot)->order > order; j--) nodes[j] = nodes[j - 1];
+        nodes[j] = node;
+    }
+    while (graph->queue_count) {
+        rp_queued_t entry = pop_first(graph);
+        rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+        if (rec->order == entry.order) rec->flags &= (uint16_t)~(RP_F_QUEUED | RP_F_STALE);
+    }
+    return RP_ELOOP;
+}
+
+rp_status_t rp_flush(rp_graph_t *graph) {
+    if (graph->flushing) return RP_OK;
+    graph->flushing = true;
+    graph->flush_id++;
+    rp_status_t result = RP_OK;
+    while (graph->queue_count) {
+        rp_queued_t entry = pop_first(graph);
+        rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+        if (rec->order != entry.order) continue; /* freed since it was queued */
+        rec->flags &= (uint16_t)~RP_F_QUEUED;
+        bool run = (rec->flags & RP_F_DIRTY) != 0;
+        if (!run && (rec->flags & RP_F_PENDING)) {
+            rp_status_t status = rp_refresh_effect(graph, entry.slot, &run);
+            if (status && result == RP_OK) result = status;
+        }
+        if (!run) continue;
+        if (rec->flush_id != graph->flush_id) {
+            rec->flush_id = graph->flush_id;
+            rec->flush_runs = 0;
+        }
+        if (rec->flush_runs >= graph->settle_bound) {
+            result = stop_loop(graph);
+            break;
+        }
+        rec->flush_runs++;
+        rp_run_effect(graph, entry.slot);
+    }
+    graph->flushing = false;
+    return result;
+}
+
+rp_status_t rp_settle(rp_graph_t *graph) {
+    rp_status_t status = RP_OK;
+    if (graph->queue_count && !graph->batch_depth && !graph->flushing) status = rp_flush(graph);
+    rp_deliver_unwatched(graph);
+    return status;
+}
+
+rp_status_t rp_batch_begin(rp_graph_t *graph) {
+    if (graph == NULL) return RP_EINVAL;
+    graph->batch_depth++;
+    return RP_OK;
+}
+
+rp_status_t rp_batch_end(rp_graph_t *graph) {
+    if (graph == NULL) return RP_EINVAL;
+    if (graph->batch_depth == 0) return RP_ESTATE;
+    graph->batch_depth--;
+    return rp_settle(graph);
+}

@@ -1,0 +1,153 @@
+/*
+ * tracking.c: recording what a running compute or effect reads.
+ *
+ * A run confirms its dependencies one read at a time, in read order, against
+ * the deps array of its previous run (`cursor` counts the confirmed prefix).
+ * The common case, the same reads in the same order, costs a comparison per
+ * read and no allocation. A read that differs moves an existing edge into place
+ * or links a new one there; whatever the run did not read again is unlinked
+ * when it ends.
+ */
+#include "graph.h"
+
+#include <string.h>
+
+static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint32_t *capacity, uint32_t needed) {
+    if (needed <= *capacity) return RP_OK;
+    unsigned size_class = rp_arena_class_for(needed < 2 ? 2 : needed);
+    rp_edge_t *grown = rp_arena_block_alloc(&graph->arena, size_class);
+    if (grown == NULL) return RP_ENOMEM;
+    if (*capacity) {
+        memcpy(grown, *edges, sizeof(rp_edge_t) * *capacity);
+        rp_arena_block_free(&graph->arena, *edges, rp_arena_class_for(*capacity));
+    }
+    *edges = grown;
+    *capacity = (uint32_t)1 << size_class;
+    return RP_OK;
+}
+
+static void swap_deps(rp_graph_t *graph, rp_node_rec_t *sub, uint32_t a, uint32_t b) {
+    rp_edge_t edge_a = sub->deps[a];
+    rp_edge_t edge_b = sub->deps[b];
+    sub->deps[a] = edge_b;
+    sub->deps[b] = edge_a;
+    rp_rec(graph, edge_b.node)->subs[edge_b.mirror].mirror = a;
+    rp_rec(graph, edge_a.node)->subs[edge_a.mirror].mirror = b;
+}
+
+static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (graph->callbacks.unwatched == NULL || (rec->flags & RP_F_UNWATCH)) return;
+    if (graph->unwatch_count == graph->unwatch_capacity) {
+        /* Full of entries already delivered or cancelled: keep one per node
+         * still waiting. At most one per live node remains, and the capacity
+         * exceeds the live nodes, so there is room afterwards. */
+        size_t kept = 0;
+        for (size_t i = graph->unwatch_head; i < graph->unwatch_count; i++) {
+            rp_unwatch_t entry = graph->unwatch[i];
+            rp_node_rec_t *other = rp_rec(graph, entry.slot);
+            if (other->generation != entry.generation || (other->flags & (RP_F_UNWATCH | RP_F_SEEN)) != RP_F_UNWATCH) {
+                continue;
+            }
+            other->flags |= RP_F_SEEN;
+            graph->unwatch[kept++] = entry;
+        }
+        for (size_t i = 0; i < kept; i++) rp_rec(graph, graph->unwatch[i].slot)->flags &= (uint16_t)~RP_F_SEEN;
+        graph->unwatch_head = 0;
+        graph->unwatch_count = kept;
+    }
+    rec->flags |= RP_F_UNWATCH;
+    graph->unwatch[graph->unwatch_count++] = (rp_unwatch_t){slot, rec->generation};
+}
+
+void rp_deliver_unwatched(rp_graph_t *graph) {
+    if (graph->draining || graph->callback_depth || graph->unwatch_head == graph->unwatch_count) return;
+    graph->draining = true;
+    while (graph->unwatch_head < graph->unwatch_count) {
+        rp_unwatch_t entry = graph->unwatch[graph->unwatch_head++];
+        rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+        if (rec->generation != entry.generation || !(rec->flags & RP_F_UNWATCH)) continue;
+        rec->flags &= (uint16_t)~RP_F_UNWATCH;
+        graph->callbacks.unwatched(graph->callbacks.host, graph, rp_handle(graph, entry.slot), rec->data);
+    }
+    graph->unwatch_head = graph->unwatch_count = 0;
+    graph->draining = false;
+}
+
+rp_status_t rp_link(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
+    rp_node_rec_t *s = rp_rec(graph, sub);
+    rp_node_rec_t *d = rp_rec(graph, dep);
+    uint32_t cursor = s->cursor;
+    if (cursor < s->ndeps && s->deps[cursor].node == dep) {
+        s->cursor = cursor + 1;
+        d->read_stamp = s->run_stamp;
+        return RP_OK;
+    }
+    /* Already read in this run? The stamp answers unless a nested run read
+     * the node since (its stamp is larger); then the confirmed prefix does. */
+    if (d->read_stamp == s->run_stamp) return RP_OK;
+    if (d->read_stamp > s->run_stamp) {
+        for (uint32_t i = 0; i < cursor; i++) {
+            if (s->deps[i].node == dep) return RP_OK;
+        }
+    }
+    if (s->flags & RP_F_DISPOSING) return RP_OK;
+    for (uint32_t i = cursor + 1; i < s->ndeps; i++) {
+        if (s->deps[i].node == dep) {
+            swap_deps(graph, s, cursor, i);
+            s->cursor = cursor + 1;
+            d->read_stamp = s->run_stamp;
+            return RP_OK;
+        }
+    }
+    rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_capacity, s->ndeps + 1);
+    if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_capacity, d->nsubs + 1);
+    if (status) return status;
+    uint32_t position = s->ndeps++;
+    s->deps[position] = (rp_edge_t){dep, d->nsubs};
+    d->subs[d->nsubs++] = (rp_edge_t){sub, position};
+    if (cursor < position) swap_deps(graph, s, cursor, position);
+    s->cursor = cursor + 1;
+    d->read_stamp = s->run_stamp;
+    graph->live_edges++;
+    if (d->nsubs == 1) {
+        if (d->flags & RP_F_UNWATCH) {
+            d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
+        } else if (graph->callbacks.watched) {
+            graph->callbacks.watched(graph->callbacks.host, graph, rp_handle(graph, dep), d->data);
+        }
+    }
+    return RP_OK;
+}
+
+void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
+    rp_node_rec_t *d = rp_rec(graph, dep);
+    rp_edge_t last = d->subs[--d->nsubs];
+    if (position != d->nsubs) {
+        d->subs[position] = last;
+        rp_rec(graph, last.node)->deps[last.mirror].mirror = position;
+    }
+    graph->live_edges--;
+    if (d->nsubs == 0) queue_unwatched(graph, dep);
+}
+
+void rp_unlink_deps_from(rp_graph_t *graph, uint32_t sub, uint32_t first) {
+    rp_node_rec_t *s = rp_rec(graph, sub);
+    while (s->ndeps > first) {
+        rp_edge_t edge = s->deps[--s->ndeps];
+        rp_remove_sub_edge(graph, edge.node, edge.mirror);
+    }
+}
+
+rp_status_t rp_untracked_begin(rp_graph_t *graph) {
+    if (graph == NULL) return RP_EINVAL;
+    graph->untracked_depth++;
+    return RP_OK;
+}
+
+rp_status_t rp_untracked_end(rp_graph_t *graph) {
+    if (graph == NULL) return RP_EINVAL;
+    if (graph->untracked_depth == 0) return RP_ESTATE;
+    graph->untracked_depth--;
+    return RP_OK;
+}

@@ -1,0 +1,275 @@
+/*
+ * ripple.h: the whole C API of Ripple's dependency-graph engine.
+ *
+ * Ripple keeps a graph of three kinds of node:
+ *   - a source holds a value the host writes (an atom),
+ *   - a computed holds a value the host computes from other nodes (a derivation),
+ *   - an effect runs host code that reads other nodes.
+ * The engine stores no user values. The host keeps each node's value next to the
+ * `data` pointer it gave at creation, tells the engine when it reads a node
+ * (rp_node_read) and when it wrote a source (rp_source_set), and the engine calls
+ * back to compute a node, to commit a written source, to run an effect, and to
+ * release a node. The engine records which nodes each computed or effect read,
+ * in read order, and keeps every value up to date with push-pull invalidation:
+ * a write marks what may have changed, and reads pull, recomputing only what
+ * actually changed, each node at most once per change.
+ *
+ * Conventions, for every function below unless it says otherwise:
+ *   - Fallible calls return rp_status_t; out-parameters come last and are written
+ *     only on RP_OK. A call that fails leaves the graph as it was.
+ *   - Pointer parameters must not be NULL (RP_EINVAL if they are).
+ *   - A graph is not thread-safe: calls on one graph must not overlap in time.
+ *     Different graphs may be used from different threads at once. Callbacks run
+ *     on the thread of the call that triggered them.
+ *   - Callbacks may call back into the same graph (read, write, create, dispose,
+ *     batch, untracked), except where a callback's documentation says otherwise.
+ *   - The library never aborts or exits, and keeps no global state.
+ */
+#ifndef RIPPLE_H
+#define RIPPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__clang__)
+#define RP_CLOSED_ENUM __attribute__((enum_extensibility(closed)))
+#define RP_NULLABLE _Nullable
+#define RP_NONNULL _Nonnull
+#pragma clang assume_nonnull begin
+#else
+#define RP_CLOSED_ENUM
+#define RP_NULLABLE
+#define RP_NONNULL
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define RP_VERSION_MAJOR 0
+#define RP_VERSION_MINOR 1
+#define RP_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH, as rp_version_number() returns it. */
+#define RP_VERSION_NUMBER (RP_VERSION_MAJOR * 10000 + RP_VERSION_MINOR * 100 + RP_VERSION_PATCH)
+
+/* The version of the library linked at run time, in the form of RP_VERSION_NUMBER. */
+unsigned rp_version_number(void);
+
+/* ----------------------------------------------------------------- status */
+
+typedef enum RP_CLOSED_ENUM rp_status {
+    RP_OK = 0,       /* success */
+    RP_ENOMEM = 1,   /* an allocation failed; the graph is as it was before the call */
+    RP_EINVAL = 2,   /* an argument is invalid: NULL, a kind out of range, a missing callback */
+    RP_ESTALE = 3,   /* the node handle names a node that was disposed */
+    RP_EFOREIGN = 4, /* the node handle belongs to another graph */
+    RP_EKIND = 5,    /* the node's kind does not support the call (writing a computed, reading an effect) */
+    RP_ECYCLE = 6,   /* a computed read itself, directly or through others; see rp_graph_diagnostic */
+    RP_ELOOP = 7,    /* effects did not settle within the settle bound; see rp_graph_diagnostic */
+    RP_ESTATE = 8,   /* the call does not fit the graph's state: an end without a matching begin */
+    RP_EBUSY = 9,    /* the call would break an operation in progress (destroying a graph from a callback) */
+    RP_ECORRUPT = 10 /* _rp_graph_check found a broken invariant */
+} rp_status_t;
+
+/* A static, human-readable name for a status ("RP_OK: success", ...). Never NULL;
+ * an unknown value gives "RP_?: unknown status". */
+const char *rp_status_string(rp_status_t status);
+
+/* ------------------------------------------------------------------ nodes */
+
+/* The three kinds of node. */
+typedef enum RP_CLOSED_ENUM rp_kind {
+    RP_KIND_SOURCE = 0,   /* a value the host writes */
+    RP_KIND_COMPUTED = 1, /* a value the host computes, lazily, from what it reads */
+    RP_KIND_EFFECT = 2    /* host code run eagerly whenever what it read changed */
+} rp_kind_t;
+
+/* A node handle: a small value, copied freely. `slot` and `generation` name the
+ * node inside its graph; `graph_tag` names the graph. A handle whose node was
+ * disposed is reported as RP_ESTALE, a handle of another graph as RP_EFOREIGN,
+ * and neither is ever dereferenced. The all-zero handle (RP_NODE_NONE) is never
+ * a live node. */
+typedef struct rp_node {
+    uint32_t slot;
+    uint32_t generation;
+    uint32_t graph_tag;
+} rp_node_t;
+
+#define RP_NODE_NONE ((rp_node_t){0, 0, 0})
+
+/* ------------------------------------------------------------------ graph */
+
+/* A dependency graph: nodes, their edges, and the arenas that hold them. Opaque. */
+typedef struct rp_graph rp_graph_t;
+
+/* Where the engine gets its memory. `free` receives the size that was passed to
+ * `alloc` for the same block, as ck_malloc does. `alloc` returns NULL to report
+ * failure; the engine then returns RP_ENOMEM and leaves the graph intact. */
+typedef struct rp_allocator {
+    void *RP_NULLABLE (*RP_NONNULL alloc)(void *RP_NULLABLE context, size_t size);
+    void (*RP_NONNULL free)(void *RP_NULLABLE context, void *block, size_t size);
+    void *RP_NULLABLE context;
+} rp_allocator_t;
+
+/* How the engine reaches the host. Each callback receives `host` (the pointer
+ * given here), the graph, the node and the node's `data` pointer. */
+typedef struct rp_callbacks {
+    void *RP_NULLABLE host;
+
+    /* Compute a computed node: run its body (reading other nodes through
+     * rp_node_read, which records them as its dependencies), store the result,
+     * and set *changed to false when the result equals the previous value (the
+     * engine then stops propagation there), true otherwise; the first compute
+     * of a node should report true. A status other than RP_OK is returned as is
+     * by the read that triggered the compute, and the node stays dirty.
+     * Required for graphs that create computed nodes. */
+    rp_status_t (*RP_NULLABLE compute)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                                       void *RP_NULLABLE data, bool *changed);
+
+    /* Commit a written source: make its latest value the one its readers see and
+     * return whether it differs from the value committed before. Called once per
+     * re-validation that reaches a written source, so a source written and then
+     * written back to its committed value is no change. NULL: every write is a
+     * change. */
+    bool (*RP_NULLABLE commit)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                               void *RP_NULLABLE data);
+
+    /* Run an effect's body (reading through rp_node_read). Runs inside an
+     * implicit batch. Required for graphs that create effects. */
+    void (*RP_NULLABLE run)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                            void *RP_NULLABLE data);
+
+    /* A node gained its first subscriber. Hosts that tie a node's lifetime to
+     * its readers take a reference here. Runs while an edge is being linked:
+     * it must not call into the graph. NULL: nothing is called. */
+    void (*RP_NULLABLE watched)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                                void *RP_NULLABLE data);
+
+    /* A node lost its last subscriber. Delivered after the outermost call in
+     * progress has finished its work, so it may call into the graph, dispose
+     * nodes included. NULL: nothing is called. */
+    void (*RP_NULLABLE unwatched)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                                  void *RP_NULLABLE data);
+
+    /* A node was freed (rp_node_dispose or rp_graph_destroy): release the host
+     * storage behind `data`. The handle is already stale; the callback must not
+     * call into the graph. NULL: nothing is called. */
+    void (*RP_NULLABLE release)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                                void *RP_NULLABLE data);
+} rp_callbacks_t;
+
+/* How many times one effect may run in a single flush before the flush stops
+ * with RP_ELOOP, unless the configuration names another bound. */
+#define RP_DEFAULT_SETTLE_BOUND 100u
+
+typedef struct rp_graph_config {
+    rp_callbacks_t callbacks;
+    /* NULL: the C library's malloc and free. The allocator is copied. */
+    const rp_allocator_t *RP_NULLABLE allocator;
+    /* Runs of one effect allowed in one flush; 0 means RP_DEFAULT_SETTLE_BOUND. */
+    uint32_t settle_bound;
+} rp_graph_config_t;
+
+/* Creates an empty graph. The configuration is copied. */
+rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t *RP_NULLABLE *RP_NONNULL out);
+
+/* Frees the graph, calling `release` for every node still alive. NULL does
+ * nothing and returns RP_OK. RP_EBUSY from inside a callback of the same graph. */
+rp_status_t rp_graph_destroy(rp_graph_t *RP_NULLABLE graph);
+
+/* What the graph holds, from the engine's own accounting. */
+typedef struct rp_graph_stats {
+    size_t live_nodes;           /* nodes created and not yet freed */
+    size_t live_edges;           /* dependency edges (each is stored once per side) */
+    size_t arena_bytes_in_use;   /* bytes of arena blocks handed out to nodes and edge arrays */
+    size_t arena_bytes_reserved; /* bytes the arenas obtained from the allocator */
+    size_t allocations;          /* calls the engine made to the allocator since creation */
+} rp_graph_stats_t;
+
+rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out);
+
+/* The nodes behind the last RP_ECYCLE (the nodes on the cycle, in the order they
+ * were being computed, the node that was read again first) or RP_ELOOP (the
+ * effects that reached the settle bound, in creation order). Copies at most
+ * `capacity` handles into `nodes` (which may be NULL when capacity is 0) and
+ * sets *count to how many there are. */
+rp_status_t rp_graph_diagnostic(const rp_graph_t *graph, rp_node_t *RP_NULLABLE nodes, size_t capacity,
+                                size_t *count);
+
+/* Test hook: validates every invariant of the graph (edge symmetry, read order,
+ * accounting, free lists, flags). RP_OK when all hold; otherwise RP_ECORRUPT and
+ * a description of the first broken invariant in `message` (when not NULL). */
+rp_status_t _rp_graph_check(const rp_graph_t *graph, char *RP_NULLABLE message, size_t capacity);
+
+/* ---------------------------------------------------------- node lifetime */
+
+/* Creates a node of `kind` carrying the host's `data`.
+ * A source starts with a value the host already holds. A computed starts dirty:
+ * it computes on its first read. An effect runs once, synchronously, before
+ * this call returns (inside an implicit batch: effects its run triggers run
+ * before the call returns too, unless a batch is open). For an effect, *out is
+ * written whenever the node was created; the status then reports the first run's
+ * flush (RP_ELOOP, for instance). RP_EINVAL for a kind out of range or a kind
+ * whose callback is missing. */
+rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE data, rp_node_t *out);
+
+/* Frees a node: unlinks it from what it read and from what reads it, then calls
+ * `release`. Its readers are marked dirty, as if it had changed. A node that is
+ * being computed or run (or checked) is freed as soon as that finishes; its
+ * handle is stale at once. */
+rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node);
+
+/* The node's kind and data pointer. */
+rp_status_t rp_node_kind(const rp_graph_t *graph, rp_node_t node, rp_kind_t *out);
+rp_status_t rp_node_data(const rp_graph_t *graph, rp_node_t node, void *RP_NULLABLE *RP_NONNULL out);
+
+/* The node's dependencies (in read order) or subscribers (in no set order).
+ * Copies at most `capacity` handles and sets *count to how many there are. */
+rp_status_t rp_node_dependencies(const rp_graph_t *graph, rp_node_t node, rp_node_t *RP_NULLABLE nodes,
+                                 size_t capacity, size_t *count);
+rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node_t *RP_NULLABLE nodes,
+                                size_t capacity, size_t *count);
+
+/* ---------------------------------------------------------- reads, writes */
+
+/* Announces that the host is about to read the node's value. A computed is
+ * brought up to date first (recomputed if something it read changed); a written
+ * source is committed. Inside a computed's compute or an effect's run, and
+ * outside untracked sections, the node becomes a dependency of that reader.
+ * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed. */
+rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
+
+/* Announces that the host stored a new value in a source. Readers are marked;
+ * outside a batch, the effects that depend on the change run before the call
+ * returns, in creation order (RP_ELOOP if they do not settle). Hosts skip the
+ * call when the new value equals the current one. RP_EKIND for other kinds. */
+rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node);
+
+/* Batches nest. Effects triggered inside run when the outermost batch ends,
+ * in creation order. rp_batch_end returns the flush's status; RP_ESTATE when no
+ * batch is open. */
+rp_status_t rp_batch_begin(rp_graph_t *graph);
+rp_status_t rp_batch_end(rp_graph_t *graph);
+
+/* Reads between begin and end record no dependencies. They nest; RP_ESTATE for
+ * an end without a begin. */
+rp_status_t rp_untracked_begin(rp_graph_t *graph);
+rp_status_t rp_untracked_end(rp_graph_t *graph);
+
+/* The node whose compute or run is in progress (the one reads are recorded
+ * for), or RP_NODE_NONE: *out is RP_NODE_NONE outside any compute or run, and
+ * inside untracked sections. */
+rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
+
+#if defined(__clang__)
+#pragma clang assume_nonnull end
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIPPLE_H */

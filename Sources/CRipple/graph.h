@@ -182,7 +182,15 @@ rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_flush(rp_graph_t *graph);
-rp_status_t rp_settle(rp_graph_t *graph);
+rp_status_t rp_settle_slow(rp_graph_t *graph);
+
+/* The end of every public call that may have queued work: flush effects
+ * (outside batches) and deliver `unwatched` (outside callbacks). Inline
+ * because almost every call has nothing to do here. */
+static inline rp_status_t rp_settle(rp_graph_t *graph) {
+    if (graph->queue_count == 0 && graph->unwatch_head == graph->unwatch_count) return RP_OK;
+    return rp_settle_slow(graph);
+}
 
 /* graph.c */
 /* Room for `count` diagnostic handles (the caller fills them), or NULL. */

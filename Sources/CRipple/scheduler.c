@@ -113,7 +113,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
     return result;
 }
 
-rp_status_t rp_settle(rp_graph_t *graph) {
+rp_status_t rp_settle_slow(rp_graph_t *graph) {
     rp_status_t status = RP_OK;
     if (graph->queue_count && !graph->batch_depth && !graph->flushing) status = rp_flush(graph);
     rp_deliver_unwatched(graph);

@@ -16,13 +16,25 @@
  *
  * Conventions, for every function below unless it says otherwise:
  *   - Fallible calls return rp_status_t; out-parameters come last and are written
- *     only on RP_OK. A call that fails leaves the graph as it was.
+ *     only on RP_OK (rp_node_create of an effect says when else). A call refused
+ *     for its arguments or the graph's state (RP_EINVAL, RP_ESTALE, RP_EFOREIGN,
+ *     RP_EKIND, RP_ESTATE, RP_EBUSY) changes nothing, and so does RP_ENOMEM from
+ *     rp_graph_create and rp_node_create. A read or write that fails part-way
+ *     (RP_ENOMEM, RP_ECYCLE, a compute's own error) keeps what it completed and
+ *     leaves the graph consistent, the failed node dirty, so a retry recomputes.
  *   - Pointer parameters must not be NULL (RP_EINVAL if they are).
  *   - A graph is not thread-safe: calls on one graph must not overlap in time.
  *     Different graphs may be used from different threads at once. Callbacks run
  *     on the thread of the call that triggered them.
  *   - Callbacks may call back into the same graph (read, write, create, dispose,
  *     batch, untracked), except where a callback's documentation says otherwise.
+ *   - Every compute and run happens inside an implicit batch: writes it makes
+ *     apply at once, and the effects they trigger run after the outermost call
+ *     returns from the host (or when the outermost explicit batch ends).
+ *   - Calls that can trigger effects (rp_node_create of an effect, rp_node_read,
+ *     rp_source_set, rp_node_dispose, rp_batch_end) run them before returning,
+ *     outside batches, and return the flush's status (RP_ELOOP) when the call's
+ *     own work succeeded.
  *   - The library never aborts or exits, and keeps no global state.
  */
 #ifndef RIPPLE_H
@@ -90,8 +102,10 @@ typedef enum RP_CLOSED_ENUM rp_kind {
 /* A node handle: a small value, copied freely. `slot` and `generation` name the
  * node inside its graph; `graph_tag` names the graph. A handle whose node was
  * disposed is reported as RP_ESTALE, a handle of another graph as RP_EFOREIGN,
- * and neither is ever dereferenced. The all-zero handle (RP_NODE_NONE) is never
- * a live node. */
+ * and neither is ever dereferenced. Tags are derived from the graph's address
+ * and creation time (the library keeps no global state), so a foreign handle is
+ * recognised with high probability, not certainty. The all-zero handle
+ * (RP_NODE_NONE) is never a live node: calls given it return RP_EINVAL. */
 typedef struct rp_node {
     uint32_t slot;
     uint32_t generation;
@@ -132,8 +146,8 @@ typedef struct rp_callbacks {
     /* Commit a written source: make its latest value the one its readers see and
      * return whether it differs from the value committed before. Called once per
      * re-validation that reaches a written source, so a source written and then
-     * written back to its committed value is no change. NULL: every write is a
-     * change. */
+     * written back to its committed value is no change. It must not call into
+     * the graph. NULL: every write is a change. */
     bool (*RP_NULLABLE commit)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                void *RP_NULLABLE data);
 
@@ -186,14 +200,14 @@ typedef struct rp_graph_stats {
     size_t live_edges;           /* dependency edges (each is stored once per side) */
     size_t arena_bytes_in_use;   /* bytes of arena blocks handed out to nodes and edge arrays */
     size_t arena_bytes_reserved; /* bytes the arenas obtained from the allocator */
-    size_t allocations;          /* calls the engine made to the allocator since creation */
+    size_t allocations;          /* calls the engine made to `alloc` since creation */
 } rp_graph_stats_t;
 
 rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out);
 
-/* The nodes behind the last RP_ECYCLE (the nodes on the cycle, in the order they
- * were being computed, the node that was read again first) or RP_ELOOP (the
- * effects that reached the settle bound, in creation order). Copies at most
+/* The nodes behind the last RP_ECYCLE (the nodes on the cycle, the node that was
+ * read again first, then the others in the order they were reached) or RP_ELOOP
+ * (the effects that reached the settle bound, in creation order). Copies at most
  * `capacity` handles into `nodes` (which may be NULL when capacity is 0) and
  * sets *count to how many there are. */
 rp_status_t rp_graph_diagnostic(const rp_graph_t *graph, rp_node_t *RP_NULLABLE nodes, size_t capacity,
@@ -217,9 +231,11 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *RP_NULLABLE message, 
 rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE data, rp_node_t *out);
 
 /* Frees a node: unlinks it from what it read and from what reads it, then calls
- * `release`. Its readers are marked dirty, as if it had changed. A node that is
- * being computed or run (or checked) is freed as soon as that finishes; its
- * handle is stale at once. */
+ * `release`. Its readers are marked dirty, as if it had changed, and outside a
+ * batch the effects among them run before the call returns (their flush's status
+ * is returned; the node is freed regardless). A node that is being computed or
+ * run (or checked) is freed as soon as that finishes; its handle is stale at
+ * once. */
 rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node);
 
 /* The node's kind and data pointer. */
@@ -250,12 +266,15 @@ rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node);
 
 /* Batches nest. Effects triggered inside run when the outermost batch ends,
  * in creation order. rp_batch_end returns the flush's status; RP_ESTATE when no
- * batch is open. */
+ * explicit batch is open (the implicit batch of a compute or run cannot be
+ * ended). When a flush stops with RP_ELOOP, the effects still queued stay
+ * queued: the next flush takes them up again. */
 rp_status_t rp_batch_begin(rp_graph_t *graph);
 rp_status_t rp_batch_end(rp_graph_t *graph);
 
-/* Reads between begin and end record no dependencies. They nest; RP_ESTATE for
- * an end without a begin. */
+/* Reads between begin and end record no dependencies for the reader in
+ * progress. A computed brought up to date by such a read still records its own
+ * dependencies. They nest; RP_ESTATE for an end without a begin. */
 rp_status_t rp_untracked_begin(rp_graph_t *graph);
 rp_status_t rp_untracked_end(rp_graph_t *graph);
 

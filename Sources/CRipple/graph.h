@@ -85,7 +85,8 @@ typedef struct rp_node_rec {
 typedef struct rp_frame {
     uint32_t node;
     uint32_t position;
-    uint64_t epoch;
+    uint64_t epoch; /* write epoch when the walk reached the node */
+    uint64_t stamp; /* run stamp when the frame was pushed: orders a cycle's nodes */
 } rp_frame_t;
 
 /* A flush queue entry: effects run in creation order. */
@@ -128,7 +129,8 @@ struct rp_graph {
 
     uint32_t active; /* node whose compute or run is in progress */
     uint32_t untracked_depth;
-    uint32_t batch_depth;
+    uint32_t batch_depth;    /* explicit batches plus runs in progress (each is an implicit batch) */
+    uint32_t open_batches;   /* explicit batches only: what rp_batch_end may close */
     uint32_t callback_depth;
     bool flushing;
     bool draining;

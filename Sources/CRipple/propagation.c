@@ -21,7 +21,7 @@
 #include "graph.h"
 
 static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t position, uint64_t epoch) {
-    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, epoch};
+    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, epoch, graph->stamp};
 }
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
@@ -167,7 +167,10 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
             rp_node_rec_t *dep_rec = rp_rec(graph, dep);
             if (dep_rec->flags & RP_F_DIRTY) {
                 bool changed = false;
+                /* On the stack while `dep` computes, so a cycle back to it is reported whole. */
+                push_frame(graph, current, position, epoch);
                 rp_status_t status = update(graph, dep, &changed);
+                graph->stack_top--;
                 if (status) {
                     unwind(graph, base, current);
                     return status;
@@ -215,18 +218,41 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
     }
 }
 
+/* `slot` was read while being computed or checked: it depends on the node
+ * reading it. The cycle is `slot`, then every node that joined the current
+ * path after it (walk frames and runs in progress), in the order they joined. */
 static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
-    size_t count = 1;
-    for (uint32_t node = graph->active; node != slot && node != RP_NO_SLOT; node = rp_rec(graph, node)->eval_parent) {
-        count++;
+    const rp_node_rec_t *target = rp_rec(graph, slot);
+    size_t first_frame = graph->stack_top;
+    uint64_t since;
+    if (target->flags & RP_F_COMPUTING) {
+        since = target->run_stamp;
+        first_frame = 0;
+        while (first_frame < graph->stack_top && graph->stack[first_frame].stamp < since) first_frame++;
+    } else {
+        while (first_frame > 0 && graph->stack[first_frame - 1].node != slot) first_frame--;
+        since = first_frame ? graph->stack[first_frame - 1].stamp : 0;
     }
+    size_t runs = 0;
+    for (uint32_t node = graph->active; node != RP_NO_SLOT && node != slot && rp_rec(graph, node)->run_stamp > since;
+         node = rp_rec(graph, node)->eval_parent) {
+        runs++;
+    }
+    size_t count = 1 + (graph->stack_top - first_frame) + runs;
     rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
     if (nodes == NULL) return RP_ECYCLE;
-    size_t index = count;
-    for (uint32_t node = graph->active; index > 1; node = rp_rec(graph, node)->eval_parent) {
-        nodes[--index] = rp_handle(graph, node);
+    /* Runs fill the tail newest first; frames are then merged in by stamp. */
+    size_t run_index = count;
+    for (uint32_t node = graph->active; run_index > count - runs; node = rp_rec(graph, node)->eval_parent) {
+        nodes[--run_index] = rp_handle(graph, node);
     }
-    nodes[0] = rp_handle(graph, slot);
+    size_t out = 0, frame = first_frame;
+    nodes[out++] = rp_handle(graph, slot);
+    while (frame < graph->stack_top || run_index < count) {
+        bool take_frame = frame < graph->stack_top &&
+                          (run_index == count || graph->stack[frame].stamp < rp_rec(graph, nodes[run_index].slot)->run_stamp);
+        nodes[out++] = take_frame ? rp_handle(graph, graph->stack[frame++].node) : nodes[run_index++];
+    }
     return RP_ECYCLE;
 }
 
@@ -264,7 +290,7 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
-    if (rec->flags & RP_F_COMPUTING) return report_cycle(graph, slot);
+    if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);
     if ((status = rp_refresh(graph, slot))) return status;
     uint32_t reader = graph->active;
     if (reader != RP_NO_SLOT && !graph->untracked_depth && (status = rp_link(graph, slot, reader))) return status;

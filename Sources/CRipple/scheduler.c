@@ -48,10 +48,11 @@ static rp_queued_t pop_first(rp_graph_t *graph) {
     return first;
 }
 
-/* The flush stopped: name the effects that reached the bound, and take every
- * queued effect out of the queue (their marks stay, so the next change that
- * reaches them queues them again). */
-static rp_status_t stop_loop(rp_graph_t *graph) {
+/* The flush stopped at `looping`: name the effects that reached the bound.
+ * Every effect still queued, `looping` included, stays queued and marked, so
+ * the next flush (the next write, read or batch end) takes them up again. */
+static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
+    rp_enqueue(graph, looping);
     size_t count = 0;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -60,24 +61,20 @@ static rp_status_t stop_loop(rp_graph_t *graph) {
         }
     }
     rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
-    for (uint32_t slot = 0, index = 0; nodes != NULL && slot < graph->nslots; slot++) {
+    if (nodes == NULL) return RP_ELOOP;
+    for (uint32_t slot = 0, index = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
         if ((rec->flags & RP_F_LIVE) && rec->flush_id == graph->flush_id && rec->flush_runs >= graph->settle_bound) {
             nodes[index++] = rp_handle(graph, slot);
         }
     }
     /* Sorted by creation order: slots are reused, so slot order is not it. */
-    for (size_t i = 1; nodes != NULL && i < count; i++) {
+    for (size_t i = 1; i < count; i++) {
         rp_node_t node = nodes[i];
         uint64_t order = rp_rec(graph, node.slot)->order;
         size_t j = i;
         for (; j > 0 && rp_rec(graph, nodes[j - 1].slot)->order > order; j--) nodes[j] = nodes[j - 1];
         nodes[j] = node;
-    }
-    while (graph->queue_count) {
-        rp_queued_t entry = pop_first(graph);
-        rp_node_rec_t *rec = rp_rec(graph, entry.slot);
-        if (rec->order == entry.order) rec->flags &= (uint16_t)~(RP_F_QUEUED | RP_F_STALE);
     }
     return RP_ELOOP;
 }
@@ -103,7 +100,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             rec->flush_runs = 0;
         }
         if (rec->flush_runs >= graph->settle_bound) {
-            result = stop_loop(graph);
+            result = stop_loop(graph, entry.slot);
             break;
         }
         rec->flush_runs++;
@@ -123,12 +120,14 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
 rp_status_t rp_batch_begin(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
     graph->batch_depth++;
+    graph->open_batches++;
     return RP_OK;
 }
 
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    if (graph->batch_depth == 0) return RP_ESTATE;
+    if (graph->open_batches == 0) return RP_ESTATE;
+    graph->open_batches--;
     graph->batch_depth--;
     return rp_settle(graph);
 }

@@ -238,6 +238,12 @@ rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE 
  * once. */
 rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node);
 
+/* Runs an effect now, as at its creation: synchronously, re-recording what it
+ * reads, inside an implicit batch (even inside an explicit batch). Its place in
+ * the creation order does not change. RP_EKIND for other kinds; RP_EBUSY when
+ * the effect is running already. */
+rp_status_t rp_effect_run(rp_graph_t *graph, rp_node_t node);
+
 /* The node's kind and data pointer. */
 rp_status_t rp_node_kind(const rp_graph_t *graph, rp_node_t node, rp_kind_t *out);
 rp_status_t rp_node_data(const rp_graph_t *graph, rp_node_t node, void *RP_NULLABLE *RP_NONNULL out);

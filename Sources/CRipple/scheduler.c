@@ -131,3 +131,15 @@ rp_status_t rp_batch_end(rp_graph_t *graph) {
     graph->batch_depth--;
     return rp_settle(graph);
 }
+
+rp_status_t rp_effect_run(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->kind != RP_KIND_EFFECT) return RP_EKIND;
+    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    rp_run_effect(graph, slot);
+    return rp_settle(graph);
+}

@@ -434,6 +434,44 @@ static void effects_created_inside_an_effect(void)
     th_done(&w);
 }
 
+/* rp_effect_run runs an effect at once, even inside a batch, keeps its place in
+ * the creation order, and refuses other kinds and a run already in progress. */
+static rp_status_t run_self_status;
+
+static long run_self(th_world_t *w, th_node_t *self)
+{
+    long v = th_read(w, self->in[0]);
+    run_self_status = rp_effect_run(w->g, self->h);
+    return v;
+}
+
+static void running_an_effect_explicitly(void)
+{
+    harness_begin("running_an_effect_explicitly");
+    th_world_t w;
+    th_init(&w, 32, 0);
+    w.log_mask = TH_LOG_RUN;
+    th_node_t *s = th_source(&w, "s", 0);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, s, NULL);
+    th_node_t *e1 = th_effect(&w, "e1", th_sum, 0, s, NULL);
+    th_node_t *e2 = th_effect(&w, "e2", th_sum, 0, s, NULL);
+    CHECK_STR(th_take_log(&w), "e1 e2");
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_effect_run(w.g, e1->h), RP_OK);
+    CHECK_STR(th_take_log(&w), "e1");
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_ST(th_write(&w, s, 1), RP_OK);
+    CHECK_STR(th_take_log(&w), "e1 e2");
+    CHECK_ST(rp_effect_run(w.g, s->h), RP_EKIND);
+    CHECK_ST(rp_effect_run(w.g, c->h), RP_EKIND);
+    th_node_t *e3 = th_effect(&w, "e3", run_self, 0, s, NULL);
+    CHECK_ST(run_self_status, RP_EBUSY);
+    CHECK_EQ(e3->runs, 1);
+    CHECK_ST(th_dispose(&w, e2), RP_OK);
+    CHECK_ST(rp_effect_run(w.g, e2->h), RP_ESTALE);
+    th_done(&w);
+}
+
 int main(void)
 {
     effects_run_in_creation_order();
@@ -446,5 +484,6 @@ int main(void)
     disposing_effects_while_they_run_or_wait();
     a_computed_disposed_while_it_computes();
     effects_created_inside_an_effect();
+    running_an_effect_explicitly();
     return harness_finish();
 }

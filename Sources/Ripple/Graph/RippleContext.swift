@@ -1,0 +1,124 @@
+/// Task-local configuration of Ripple.
+///
+/// ```swift
+/// let runtime = Runtime()
+/// RippleContext.$runtimeOverride.withValue(runtime) {
+///     let count = atom(0)                  // created in `runtime`
+///     assert(count.runtime === runtime)
+/// }
+/// ```
+///
+/// Prefer `withIsolatedRuntime(_:)` and `withIsolatedRuntime(using:_:)`, which set the override for you.
+///
+/// Threading: the values are task-local: child tasks inherit them, other tasks do not see them.
+public enum RippleContext {
+    /// The runtime ``Runtime/current`` returns instead of ``Runtime/shared``, or nil.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime {
+    ///     assert(RippleContext.runtimeOverride != nil)
+    /// }
+    /// ```
+    ///
+    /// Threading: task-local; inherited by child tasks (not by detached tasks). Lifetime: the binding keeps the
+    /// runtime alive for the duration of `withValue`; nodes created meanwhile keep it alive afterwards.
+    @TaskLocal public static var runtimeOverride: Runtime?
+}
+
+/// Runs `body` with a fresh ``Runtime`` as ``Runtime/current``, and returns its result.
+///
+/// Nodes created inside belong to the fresh runtime, so tests do not share state. The runtime is freed when the
+/// body returned and the nodes created in it are gone.
+///
+/// ```swift
+/// @Test func doubling() {
+///     withIsolatedRuntime {
+///         @Atom var a = 1
+///         @Derived var doubled = a * 2
+///         #expect(doubled == 2)
+///     }
+/// }
+/// ```
+///
+/// Threading: runs `body` synchronously on the calling thread. Lifetime: nodes that escape the body keep the
+/// runtime alive and keep using it.
+// Disfavored so that `await withIsolatedRuntime { ... }` in an async context picks the async overload (no
+// "no 'async' operations occur within 'await'" warning), as in the README's parallel-test example. In synchronous
+// contexts the async overload cannot be called, so this one is still chosen.
+@_disfavoredOverload
+public func withIsolatedRuntime<T>(_ body: () throws -> T) rethrows -> T {
+    let runtime = Runtime()
+    defer { runtime.dropDeadSubscribers() }
+    return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)
+}
+
+/// Runs the asynchronous `body` with a fresh ``Runtime`` as ``Runtime/current`` for it and its child tasks, and
+/// returns its result.
+///
+/// ```swift
+/// @Test func isolatedGraphs() async {
+///     let sum: Int = await withIsolatedRuntime {
+///         @Atom var x = 1; @Atom var y = 2; @Derived var s = x + y; return s
+///     }
+///     #expect(sum == 3)
+/// }
+/// ```
+///
+/// - Parameter isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
+///   `Sendable`.
+///
+/// Threading: `body` runs in the caller's isolation; child tasks inherit the override (detached tasks do not).
+/// Use the runtime's nodes from one thread at a time. Lifetime: as for the synchronous version.
+public func withIsolatedRuntime<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+) async rethrows -> T {
+    let runtime = Runtime()
+    defer { runtime.dropDeadSubscribers() }
+    return try await RippleContext.$runtimeOverride.withValue(runtime, operation: body, isolation: isolation)
+}
+
+/// Runs `body` with `runtime` as ``Runtime/current``, and returns its result.
+///
+/// Use it to go back to a runtime you kept, for instance to create more nodes in the graph of an earlier
+/// isolated test step.
+///
+/// ```swift
+/// let runtime = Runtime()
+/// let count = withIsolatedRuntime(using: runtime) { atom(0) }
+/// let doubled = withIsolatedRuntime(using: runtime) { derive { count.value * 2 } }
+/// ```
+///
+/// Threading: runs `body` synchronously on the calling thread; `runtime` must not be in use on another thread.
+/// Lifetime: the binding keeps `runtime` alive while `body` runs.
+// Disfavored so that `await withIsolatedRuntime { ... }` in an async context picks the async overload (no
+// "no 'async' operations occur within 'await'" warning), as in the README's parallel-test example. In synchronous
+// contexts the async overload cannot be called, so this one is still chosen.
+@_disfavoredOverload
+public func withIsolatedRuntime<T>(using runtime: Runtime, _ body: () throws -> T) rethrows -> T {
+    defer { runtime.dropDeadSubscribers() }
+    return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)
+}
+
+/// Runs the asynchronous `body` with `runtime` as ``Runtime/current`` for it and its child tasks, and returns its
+/// result.
+///
+/// ```swift
+/// let runtime = Runtime()
+/// let value: Int = await withIsolatedRuntime(using: runtime) {
+///     let a = atom(20)
+///     await Task.yield()
+///     return a.value + 1
+/// }
+/// ```
+///
+/// - Parameter isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
+///   `Sendable`.
+///
+/// Threading: `body` runs in the caller's isolation; `runtime` must not be used on two threads at once.
+/// Lifetime: the binding keeps `runtime` alive while `body` runs.
+public func withIsolatedRuntime<T>(
+    using runtime: Runtime, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+) async rethrows -> T {
+    defer { runtime.dropDeadSubscribers() }
+    return try await RippleContext.$runtimeOverride.withValue(runtime, operation: body, isolation: isolation)
+}

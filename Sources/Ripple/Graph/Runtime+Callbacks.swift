@@ -1,0 +1,63 @@
+internal import CRipple
+
+// How the engine reaches Swift. Each callback is a closure literal with no captures, so it converts to a
+// @convention(c) function pointer. `host` is the runtime (unretained: the graph never outlives it) and `data` is
+// the node object (unretained: the object owns the node, and its deinit disposes it). Dispatch to the node is a
+// class-method call on RippleNode. A compute borrows the node with `_withUnsafeGuaranteedRef`, so it costs no
+// retain or release; an effect run takes a strong reference for the duration of the run, because the body may
+// drop the last user reference to the effect (its disposal is then deferred by the engine until the run ends).
+extension Runtime {
+    static func makeCallbacks(host: UnsafeMutableRawPointer) -> rp_callbacks_t {
+        rp_callbacks_t(
+            host: host,
+            compute: { host, _, _, data, changed in
+                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
+                    state.pointee.enterEvaluation()
+                    let effect = state.pointee.runningEffect
+                    state.pointee.runningEffect = nil  // a derivation's body is not an effect body (onCleanup)
+                    changed.pointee = node.compute()
+                    state.pointee.runningEffect = effect
+                    state.pointee.exitEvaluation()
+                }
+                return .RP_OK
+            },
+            commit: { _, _, _, data in
+                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
+                    node.commit()
+                }
+            },
+            run: { host, _, handle, data in
+                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped).takeUnretainedValue()
+                withExtendedLifetime(node) {
+                    node.handle = handle  // a first run happens before rp_node_create returns the handle
+                    state.pointee.enterEvaluation()
+                    let effect = state.pointee.runningEffect
+                    state.pointee.runningEffect = nil  // Effect.runEffect sets itself once its cleanups ran
+                    node.runEffect()
+                    state.pointee.runningEffect = effect
+                    state.pointee.exitEvaluation()
+                }
+            },
+            watched: { _, _, _, data in
+                // The node gained its first reader: the readers now keep it alive (dependents hold their sources
+                // strongly). Must not call into the graph: a retain does not.
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if node._withUnsafeGuaranteedRef({ $0.retainsWhileWatched }) {
+                    _ = node.retain()
+                }
+            },
+            unwatched: { _, _, _, data in
+                // The node lost its last reader. The engine delivers this outside any callback and only for a live
+                // node (a disposed node's pending notification is dropped), so releasing here may run a deinit
+                // cascade that disposes nodes.
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if node._withUnsafeGuaranteedRef({ $0.retainsWhileWatched }) {
+                    node.release()
+                }
+            },
+            release: nil  // node objects own their nodes, not the other way round: nothing to free
+        )
+    }
+}

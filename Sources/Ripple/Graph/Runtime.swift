@@ -1,0 +1,201 @@
+internal import CRipple
+
+/// One dependency graph: the atoms, derivations and effects created in it, and the edges between them.
+///
+/// Every node belongs to the runtime that was ``Runtime/current`` when it was created, and all its reads and
+/// writes go to that runtime's graph. Most code never names a runtime: nodes land in ``Runtime/shared``, and
+/// tests give each test a fresh graph with `withIsolatedRuntime(_:)`.
+///
+/// ```swift
+/// let runtime = Runtime()
+/// withIsolatedRuntime(using: runtime) {
+///     let count = atom(0)
+///     let doubled = derive { count.value * 2 }
+///     print(doubled.value)            // 0
+///     count.value = 21
+///     print(doubled.value)            // 42
+/// }
+/// ```
+///
+/// ## Threading
+/// A runtime is not thread-safe: one runtime's nodes must be used from one thread at a time (calls on one runtime
+/// must not overlap in time). Different runtimes may be used from different threads at once. Effects and
+/// derivation bodies run on the thread of the read or write that triggered them. Ripple is designed to be used
+/// from the main actor, as the original Ripple documents.
+///
+/// ## Lifetime
+/// Every node holds its runtime strongly, so a runtime lives at least as long as its nodes; when its last node
+/// and its last user reference are gone, it frees its graph. ``Runtime/shared`` lives for the whole process.
+public final class Runtime {
+    /// The process-wide runtime: where nodes go when no ``RippleContext/runtimeOverride`` is set.
+    ///
+    /// ```swift
+    /// let count = atom(0)                                   // outside withIsolatedRuntime
+    /// assert(count.runtime === Runtime.shared)
+    /// ```
+    ///
+    /// Threading: like every runtime, use it from one thread at a time (the main actor, typically).
+    /// Lifetime: it is never freed.
+    public static let shared = Runtime()
+
+    /// The runtime new nodes are created in, and that ``batch(_:)`` and ``untracked(_:)`` use.
+    ///
+    /// It is the task-local ``RippleContext/runtimeOverride`` when one is set (by `withIsolatedRuntime(_:)`
+    /// or `withIsolatedRuntime(using:_:)`), otherwise ``Runtime/shared``.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime {
+    ///     assert(Runtime.current !== Runtime.shared)
+    /// }
+    /// ```
+    ///
+    /// Threading: the override is a task-local value, so child tasks inherit it and other tasks do not see it.
+    /// Lifetime: the returned runtime is retained by the caller like any object.
+    public static var current: Runtime {
+        RippleContext.runtimeOverride ?? shared
+    }
+
+    /// What the hot paths need (graph, evaluation depth, running effect), in memory allocated once: nodes keep a
+    /// copy of this pointer, so a read or a write costs no reference counting and no exclusivity check.
+    let state: UnsafeMutablePointer<RuntimeState>
+
+    /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
+    let settleBound: Int
+
+    /// Source nodes standing for user-defined ``Publisher`` objects, created on their first tracked read.
+    /// A dictionary is allowed here only: Ripple's own nodes never go through it.
+    var publisherNodes: [ObjectIdentifier: PublisherNode] = [:]
+
+    /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
+    var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
+
+    /// Creates an empty runtime with its own graph.
+    ///
+    /// ```swift
+    /// let runtime = Runtime(settleBound: 10)
+    /// withIsolatedRuntime(using: runtime) {
+    ///     let a = atom(0)
+    ///     let e = Effect { if a.value < 5 { a.value += 1 } }   // settles after 6 runs: fine
+    ///     _ = e
+    /// }
+    /// ```
+    ///
+    /// - Parameter settleBound: how many times one effect may run in one flush. An effect that keeps writing
+    ///   what it (or an effect it triggers) reads is stopped past this bound with a trap that names it.
+    ///   Must be at least 1.
+    ///
+    /// Threading: the new runtime may be handed to another thread before use; afterwards use it from one thread
+    /// at a time. Lifetime: freed when the last reference to it (including the one every node holds) goes.
+    public init(settleBound: Int = 100) {
+        precondition(
+            settleBound >= 1 && settleBound <= Int(UInt32.max),
+            "Ripple: Runtime(settleBound: \(settleBound)): the bound must be between 1 and \(UInt32.max)."
+        )
+        self.settleBound = settleBound
+        state = .allocate(capacity: 1)
+        state.initialize(to: RuntimeState())
+        let host = Unmanaged.passUnretained(self).toOpaque()
+        state.pointee.host = host
+        var config = rp_graph_config_t()
+        config.callbacks = Runtime.makeCallbacks(host: host)
+        config.allocator = nil
+        config.settle_bound = UInt32(settleBound)
+        var graph: OpaquePointer?
+        let status = rp_graph_create(&config, &graph)
+        guard status == .RP_OK, let graph else {
+            Runtime.failedToCreateGraph(status)
+        }
+        state.pointee.graph = graph
+    }
+
+    deinit {
+        // Only nodes standing for user-defined publishers and subscribers can still exist: they do not own the
+        // runtime. Mark them so that their own deinit (when the dictionaries go) does not touch the freed graph.
+        for node in publisherNodes.values { node.isDisposed = true }
+        for node in subscriberNodes.values { node.isDisposed = true }
+        let status = rp_graph_destroy(state.pointee.graph)
+        if _slowPath(status != .RP_OK) {
+            failedToDestroyGraph(status)
+        }
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// The engine's graph.
+    @inline(__always)
+    var graph: OpaquePointer {
+        state.pointee.graph.unsafelyUnwrapped
+    }
+
+    /// How many compute and run callbacks of this runtime are in progress on its thread.
+    var evaluationDepth: Int {
+        state.pointee.evaluationDepth
+    }
+
+    /// The effect whose body is running right now, or nil.
+    var runningEffect: Unmanaged<Effect>? {
+        state.pointee.runningEffect
+    }
+
+    /// This runtime as the pointer stored in the thread-local evaluation slot.
+    @inline(__always)
+    var opaqueSelf: UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(self).toOpaque()
+    }
+}
+
+/// A runtime's evaluation state, reached by nodes and callbacks through `Runtime.state` (a plain pointer).
+struct RuntimeState {
+    /// The engine's graph. Set once, at the end of `Runtime.init`.
+    var graph: OpaquePointer?
+
+    /// The runtime (unretained), as handed to the engine as `host` and stored in the thread-local slot.
+    var host: UnsafeMutableRawPointer?
+
+    /// How many compute and run callbacks of this runtime are in progress on its thread.
+    var evaluationDepth = 0
+
+    /// The runtime that was evaluating on this thread when this one's depth went from 0 to 1 (restored into the
+    /// thread-local slot when it returns to 0). Unretained: it is evaluating further up the same stack.
+    var outerEvaluatingRuntime: UnsafeMutableRawPointer?
+
+    /// The effect whose body is running right now (cleared while a derivation of this runtime computes), or nil.
+    /// Unretained (and `Unmanaged`, so that saving and restoring it costs no retain): the run callback holds the
+    /// effect strongly for the duration of its run.
+    var runningEffect: Unmanaged<Effect>?
+
+    /// Called by the compute and run callbacks before they run user code.
+    @inline(__always)
+    mutating func enterEvaluation() {
+        if evaluationDepth == 0 {
+            outerEvaluatingRuntime = EvaluationThreadState.innermost
+            EvaluationThreadState.innermost = host
+        }
+        evaluationDepth &+= 1
+    }
+
+    /// Called by the compute and run callbacks after user code returned.
+    @inline(__always)
+    mutating func exitEvaluation() {
+        evaluationDepth &-= 1
+        if evaluationDepth == 0 {
+            EvaluationThreadState.innermost = outerEvaluatingRuntime
+            outerEvaluatingRuntime = nil
+        }
+    }
+
+    /// Traps when `node` (of this runtime) is read while another runtime is evaluating on this thread.
+    /// Call only when `evaluationDepth == 0`: inside this runtime's own evaluations nothing is checked.
+    @inline(__always)
+    func checkNoForeignEvaluation(reading node: RippleNode) {
+        if let innermost = EvaluationThreadState.innermost, innermost != host {
+            node.runtime.failForeignRead(nodeLabel: node.label, evaluating: innermost)
+        }
+    }
+}
+
+// The runtime is handed between tasks (it is the value of a @TaskLocal and `shared` is a global), so it must be
+// Sendable. It is @unchecked because its state is not protected by a lock: the contract, documented on the class,
+// is that one runtime's nodes are used from one thread at a time, as the engine requires of one graph
+// (include/ripple.h: "calls on one graph must not overlap in time"). The threading work will lift this.
+extension Runtime: @unchecked Sendable {}

@@ -1,0 +1,64 @@
+/// A property wrapper that stores its value in an ``AtomObject``.
+///
+/// Reading the property records a read; assigning a different value notifies dependents. `$name` is the
+/// ``AtomObject`` itself, to pass around or to give to APIs that take one.
+///
+/// ```swift
+/// @Atom var count = 0
+/// @Derived var title = "Count: \(count)"
+/// let render = Effect { print(title) }       // prints "Count: 0"
+/// count += 1                                 // prints "Count: 1"
+/// print($count.label)                        // "MyApp/Counter.swift:1"
+/// _ = render
+/// ```
+///
+/// ## Threading
+/// Like the atom it wraps: one thread at a time, the runtime's.
+///
+/// ## Lifetime
+/// The wrapper holds the atom strongly; copies of the wrapper share the same atom. The atom belongs to the runtime
+/// that was ``Runtime/current`` when the property was initialized.
+@propertyWrapper
+public struct Atom<Value: Equatable> {
+    /// The atom behind the property: what `$name` returns.
+    ///
+    /// ```swift
+    /// @Atom var name = "Ripple"
+    /// let object: AtomObject<String> = $name
+    /// object.value = "Ripple 2"        // same as name = "Ripple 2"
+    /// ```
+    ///
+    /// Threading and lifetime: as for the wrapper.
+    public let projectedValue: AtomObject<Value>
+
+    /// Creates the atom with the property's initial value.
+    ///
+    /// ```swift
+    /// @Atom(label: "user name") var name = "Ripple"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: the initial value.
+    ///   - label: the name used in trap messages; by default the file and line of the declaration.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///
+    /// Threading and lifetime: the atom is created in ``Runtime/current``, on the calling thread.
+    public init(wrappedValue: Value, label: String? = nil, fileID: String = #fileID, line: Int = #line) {
+        projectedValue = AtomObject(wrappedValue, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+    }
+
+    /// The atom's value: reading records a read, assigning an unequal value notifies dependents.
+    ///
+    /// ```swift
+    /// @Atom var count = 0
+    /// count += 1               // a read, then a write
+    /// ```
+    ///
+    /// Threading: from the thread that uses the atom's runtime. The setter is `nonmutating`: the value lives in
+    /// the shared ``AtomObject``, not in the wrapper.
+    public var wrappedValue: Value {
+        get { projectedValue.value }
+        nonmutating set { projectedValue.value = newValue }
+    }
+}

@@ -1,0 +1,134 @@
+internal import CRipple
+
+/// A mutable value that derivations and effects depend on when they read it.
+///
+/// Reading ``value`` inside a derivation or an effect records a dependency of that reader on the atom; writing a
+/// different value marks the readers and, outside a ``batch(_:)``, runs the effects that depend on it before the
+/// write returns. Writing a value equal to the current one (by `==`, or the atom's own equality) does nothing.
+/// Create one with `atom(_:label:fileID:line:)`, or declare a property with ``Atom`` and reach the object as its
+/// projected value (`$count`).
+///
+/// ```swift
+/// let count = atom(0)
+/// let log = Effect { print("count is", count.value) }   // prints "count is 0"
+/// count.value = 1                                        // prints "count is 1"
+/// count.value = 1                                        // equal: nothing runs
+/// _ = log
+/// ```
+///
+/// ## Threading
+/// Use an atom from one thread at a time, like its ``RippleNode/runtime``.
+///
+/// ## Lifetime
+/// The atom leaves the graph when its last reference goes. Derivations and effects that read it keep it alive.
+public final class AtomObject<Value>: RippleNode, Publisher {
+    /// The latest value written: what ``value`` returns.
+    @exclusivity(unchecked) private var latest: Value
+    /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
+    /// so a value written and written back before anyone re-validates is no change.
+    @exclusivity(unchecked) private var committed: Value
+    /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
+    /// non-optional closure stored in a `let` is called without retaining its context.
+    private let equals: (Value, Value) -> Bool
+    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
+    @exclusivity(unchecked) private var mutatedInPlace = false
+
+    init(_ value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
+        latest = value
+        committed = value
+        self.equals = equals ?? { _, _ in false }
+        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        createNode(.RP_KIND_SOURCE)
+    }
+
+    /// The atom's value.
+    ///
+    /// Getting it records a read (inside a derivation or effect, a dependency on this atom) and returns the latest
+    /// value written, also inside a batch. Setting it stores the new value unless it equals the current one; a
+    /// new value marks the atom's readers and, outside a batch, runs the effects that depend on it before the
+    /// setter returns, in the order they were created.
+    ///
+    /// ```swift
+    /// let name = atom("Ripple")
+    /// name.value = "Ripple 2"       // dependents re-run
+    /// name.value += "!"             // a get, then a set
+    /// ```
+    ///
+    /// Threading: from the thread that uses the atom's runtime. A trap occurs when the atom is read inside a
+    /// derivation or effect of another runtime.
+    public var value: Value {
+        get {
+            recordRead()
+            return latest
+        }
+        set {
+            if equals(latest, newValue) { return }
+            latest = newValue
+            let status = rp_source_set(graph, handle)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+        }
+    }
+
+    override func commit() -> Bool {
+        let changed = mutatedInPlace || !equals(committed, latest)
+        mutatedInPlace = false
+        committed = latest
+        return changed
+    }
+
+    override func externalMutation() {
+        mutatedInPlace = true
+        let status = rp_source_set(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+    }
+}
+
+/// Creates an atom holding `value`, compared with `==`.
+///
+/// The atom belongs to ``Runtime/current``. A write of a value equal to the current one does nothing.
+///
+/// ```swift
+/// let count = atom(0)
+/// let doubled = derive { count.value * 2 }
+/// count.value = 21
+/// print(doubled.value)        // 42
+/// ```
+///
+/// - Parameters:
+///   - value: the initial value.
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///
+/// Threading: call it on the thread that uses the current runtime. Lifetime: the atom lives as long as you (or the
+/// derivations and effects that read it) hold it.
+public func atom<T: Equatable>(
+    _ value: T, label: String? = nil, fileID: String = #fileID, line: Int = #line
+) -> AtomObject<T> {
+    AtomObject(value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+}
+
+/// Creates an atom holding `value`, compared with your own equality.
+///
+/// A write of a value for which `equals(current, new)` is true does nothing. Any type works, `Equatable` or not.
+///
+/// ```swift
+/// let temperature = atom(20.0, equals: { abs($0 - $1) < 0.5 })
+/// temperature.value = 20.2                 // "equal": nothing runs
+/// ```
+///
+/// - Parameters:
+///   - value: the initial value.
+///   - equals: returns true when two values are the same for the atom's readers. Called on writes and on
+///     commits; it must not read or write Ripple nodes.
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///
+/// Threading: call it on the thread that uses the current runtime. Lifetime: the atom (and `equals`) live as long
+/// as you (or the derivations and effects that read it) hold it.
+public func atom<T>(
+    _ value: T, equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line
+) -> AtomObject<T> {
+    AtomObject(value, equals: equals, label: label, fileID: fileID, line: line)
+}

@@ -1,0 +1,186 @@
+internal import CRipple
+
+/// A cached value computed from other nodes, recomputed only when something it read has changed.
+///
+/// A derivation is lazy: its body runs on the first read of ``value``, and again only when it is read (directly,
+/// or by an effect re-validating) after one of the values its last run read has changed. Each run records exactly
+/// what it read, so dependencies follow the code's branches. When a recomputation produces a value equal to the
+/// previous one (`==` for `Equatable` values, or the derivation's own equality), nothing downstream re-runs;
+/// without equality every recomputation counts as a change. Create one with `derive(_:)` or declare a property
+/// with ``Derived``.
+///
+/// ```swift
+/// let first = atom("Ada"), last = atom("Lovelace")
+/// let full = derive { "\(first.value) \(last.value)" }
+/// print(full.value)          // runs the body: "Ada Lovelace"
+/// print(full.value)          // cached
+/// last.value = "Byron"
+/// print(full.value)          // runs again: "Ada Byron"
+/// ```
+///
+/// ## Threading
+/// Use a derivation from one thread at a time, like its ``RippleNode/runtime``. Its body runs on the thread of
+/// the read that needs it.
+///
+/// ## Lifetime
+/// A derivation leaves the graph when its last reference goes. Live effects (and derivations they read) that read
+/// it keep it alive. The body closure is kept as long as the derivation: capture the nodes it reads strongly and
+/// anything that owns the derivation weakly.
+public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
+    private let body: () -> Value
+    /// The derivation's equality (not optional: a non-optional closure in a `let` is called without retaining
+    /// its context); unused when `hasEquality` is false: then every recomputation is a change.
+    private let equals: (Value, Value) -> Bool
+    private let hasEquality: Bool
+    /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
+    /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
+    /// more than the rest of a read.
+    private let cached: UnsafeMutablePointer<Value>
+    @exclusivity(unchecked) private var hasValue = false
+
+    init(equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int, body: @escaping () -> Value) {
+        self.body = body
+        self.equals = equals ?? { _, _ in false }
+        hasEquality = equals != nil
+        cached = .allocate(capacity: 1)
+        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        createNode(.RP_KIND_COMPUTED)
+    }
+
+    deinit {
+        if hasValue { cached.deinitialize(count: 1) }
+        cached.deallocate()
+    }
+
+    /// The derivation's value, brought up to date first.
+    ///
+    /// Reading it records a read (inside another derivation or an effect, a dependency on this one), recomputes
+    /// the body if something it read changed since the last run, and returns the cached value.
+    ///
+    /// ```swift
+    /// let items = atom([3, 1, 2])
+    /// let sorted = derive { items.value.sorted() }
+    /// print(sorted.value)        // [1, 2, 3]
+    /// ```
+    ///
+    /// Threading: from the thread that uses the derivation's runtime. Reading a derivation inside its own body,
+    /// directly or through others, traps with a message that names the cycle.
+    public var value: Value {
+        recordRead()
+        if _slowPath(!hasValue) { Derivation.missingValue(label) }
+        return cached.pointee
+    }
+
+    /// Brings the cached value up to date without recording a read.
+    ///
+    /// This is what the runtime does when an effect re-validates the derivation; you rarely need it. Inside a
+    /// derivation or effect it does not make this derivation a dependency.
+    ///
+    /// ```swift
+    /// let total = derive { expensiveSum() }
+    /// total.run()                // compute now, ahead of the first read
+    /// ```
+    ///
+    /// Threading: as for ``value``.
+    public func run() {
+        _ = rp_untracked_begin(graph)
+        recordRead()
+        _ = rp_untracked_end(graph)
+    }
+
+    override func compute() -> Bool {
+        let next = body()
+        if hasValue {
+            if hasEquality, equals(cached.pointee, next) { return false }
+            cached.pointee = next
+        } else {
+            cached.initialize(to: next)
+            hasValue = true
+        }
+        return true
+    }
+
+    @inline(never)
+    private static func missingValue(_ label: String) -> Never {
+        fatalError("Ripple: internal error: derivation \(label) was read but never computed. Please report it.")
+    }
+}
+
+/// Creates a derivation whose `Equatable` value cuts propagation when a recomputation gives an equal value.
+///
+/// The body runs on the first read and again after something it read changed; it belongs to
+/// ``Runtime/current``.
+///
+/// ```swift
+/// let count = atom(3)
+/// let isEven = derive { count.value % 2 == 0 }
+/// let log = Effect { print("even:", isEven.value) }   // prints "even: false"
+/// count.value = 5                                      // isEven recomputes to false: the effect does not run
+/// _ = log
+/// ```
+///
+/// - Parameters:
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value from other nodes. It may write atoms (the write applies at once); it must not read
+///     the derivation itself.
+///
+/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
+/// long as you (or live readers) hold it.
+public func derive<T: Equatable>(
+    label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
+) -> Derivation<T> {
+    Derivation(equals: { $0 == $1 }, label: label, fileID: fileID, line: line, body: body)
+}
+
+/// Creates a derivation whose value is never considered equal to the previous one: every recomputation is a
+/// change.
+///
+/// Used for values that are not `Equatable`; dependents re-run whenever the body re-runs.
+///
+/// ```swift
+/// let size = atom(2)
+/// let buffer = derive { NSMutableData(length: size.value)! }   // not Equatable
+/// ```
+///
+/// - Parameters:
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value from other nodes; it must not read the derivation itself.
+///
+/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
+/// long as you (or live readers) hold it.
+public func derive<T>(
+    label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
+) -> Derivation<T> {
+    Derivation(equals: nil, label: label, fileID: fileID, line: line, body: body)
+}
+
+/// Creates a derivation that compares successive values with your own equality.
+///
+/// When `equals(previous, new)` is true the recomputation is not a change: the cached value stays and nothing
+/// downstream re-runs.
+///
+/// ```swift
+/// let raw = atom(1.04)
+/// let rounded = derive(equals: { abs($0 - $1) < 0.1 }) { raw.value }
+/// ```
+///
+/// - Parameters:
+///   - equals: returns true when two values are the same for the derivation's readers. It must not read or write
+///     Ripple nodes.
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value from other nodes; it must not read the derivation itself.
+///
+/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation, its body and
+/// `equals` live as long as you (or live readers) hold it.
+public func derive<T>(
+    equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    _ body: @escaping () -> T
+) -> Derivation<T> {
+    Derivation(equals: equals, label: label, fileID: fileID, line: line, body: body)
+}

@@ -1,0 +1,162 @@
+internal import CRipple
+
+/// The base of every node in a Ripple graph: ``AtomObject``, ``Derivation`` and ``Effect``.
+///
+/// A node is one vertex of its runtime's dependency graph. It has a ``label`` that names it in every trap message
+/// and the ``runtime`` it belongs to. You never create a `RippleNode` directly and cannot subclass it: use
+/// `atom(_:label:fileID:line:)`, `derive(label:fileID:line:_:)` or ``Effect``.
+///
+/// ```swift
+/// let count = atom(0, label: "count")
+/// let node: RippleNode = count
+/// print(node.label)                       // "count"
+/// assert(node.runtime === Runtime.current)
+/// ```
+///
+/// ## Threading
+/// A node is used from one thread at a time, like its runtime.
+///
+/// ## Lifetime
+/// A node lives in the graph exactly as long as its Swift object: releasing the last reference removes it from the
+/// graph at once (synchronously, no task hop). While something reads it (a live effect, or a derivation that a
+/// live effect reads), the readers keep it alive, so dropping your own reference to a link in a live chain never
+/// breaks the chain. A node keeps its runtime alive.
+public class RippleNode {
+    /// The runtime this node belongs to: the one that was ``Runtime/current`` when it was created.
+    ///
+    /// ```swift
+    /// let runtime = Runtime()
+    /// let a = withIsolatedRuntime(using: runtime) { atom(1) }
+    /// assert(a.runtime === runtime)
+    /// ```
+    ///
+    /// All reads and writes of the node go to this runtime's graph, whatever ``Runtime/current`` is at the time.
+    /// Lifetime: the node keeps it alive.
+    public var runtime: Runtime {
+        unownedRuntime
+    }
+
+    /// The runtime, unowned: `runtimeOwner` keeps it alive for Ripple's own nodes, and the runtime owns the
+    /// internal nodes that stand for user-defined publishers and subscribers.
+    private unowned(unsafe) let unownedRuntime: Runtime
+
+    /// Keeps the runtime alive. Nil only for the internal nodes that stand for user-defined publishers and
+    /// subscribers, which the runtime itself owns (a strong reference back would be a cycle).
+    private let runtimeOwner: Runtime?
+
+    /// The runtime's evaluation state: what reads and writes need, reached without reference counting.
+    let state: UnsafeMutablePointer<RuntimeState>
+
+    /// The engine's handle. Set when the node is created (for an effect: by its first run, which happens inside
+    /// rp_node_create); an effect restarted by `run()` gets a new one.
+    @exclusivity(unchecked) var handle = rp_node_t()
+
+    /// Whether the engine's watched/unwatched callbacks retain and release this object.
+    let retainsWhileWatched: Bool
+
+    /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
+    @exclusivity(unchecked) var isDisposed = false
+
+    /// The explicit label, or the `#fileID` of the creation site when `labelLine` is set. Kept in two parts so
+    /// that creating a node does not build a string: the label is only needed by trap messages.
+    private let labelText: String
+    private let labelLine: Int?
+
+    /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
+    /// where it was created.
+    ///
+    /// ```swift
+    /// let total = derive(label: "cart total") { 42 }
+    /// print(total.label)                      // "cart total"
+    /// let other = atom(0)                     // created in Cart.swift, line 12
+    /// print(other.label)                      // "MyApp/Cart.swift:12"
+    /// ```
+    ///
+    /// Threading and lifetime: immutable; safe to read at any time while you hold the node.
+    public var label: String {
+        if let labelLine { return "\(labelText):\(labelLine)" }
+        return labelText
+    }
+
+    /// Creates the Swift side of a node. The subclass then creates the engine node (`createNode`), once `self`
+    /// is fully initialized, because the engine keeps a pointer to it.
+    init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,
+         retainsWhileWatched: Bool = true) {
+        self.unownedRuntime = runtime
+        self.runtimeOwner = ownsRuntime ? runtime : nil
+        self.state = runtime.state
+        self.retainsWhileWatched = retainsWhileWatched
+        if let label {
+            labelText = label
+            labelLine = nil
+        } else {
+            labelText = fileID
+            labelLine = line
+        }
+    }
+
+    deinit {
+        if !isDisposed {
+            let status = rp_node_dispose(graph, handle)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "freeing", node: self) }
+        }
+    }
+
+    /// Creates this object's node in the engine. For an effect, the first run happens before this returns.
+    final func createNode(_ kind: rp_kind_t) {
+        var created = rp_node_t()  // not &handle: the first run of an effect sets `handle` during this call
+        let status = rp_node_create(graph, kind, Unmanaged.passUnretained(self).toOpaque(), &created)
+        if created.generation != 0 { handle = created }
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "creating", node: self) }
+    }
+
+    /// Leaves the graph now. Idempotent. Used by effects (cancel) and the nodes standing for user types.
+    final func disposeNode() {
+        if isDisposed { return }
+        isDisposed = true
+        let status = rp_node_dispose(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "disposing", node: self) }
+    }
+
+    /// Runs an effect-kind node again now, re-recording what it reads (at once, even inside a batch). Its place in
+    /// the creation order stays.
+    final func runEffectNow() {
+        let status = rp_effect_run(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "running", node: self) }
+    }
+
+    /// Records a read of this node: brings it up to date and, inside a derivation or effect, makes it a
+    /// dependency of that reader.
+    @inline(__always)
+    final func recordRead() {
+        let state = self.state
+        if state.pointee.evaluationDepth == 0 { state.pointee.checkNoForeignEvaluation(reading: self) }
+        let status = rp_node_read(state.pointee.graph.unsafelyUnwrapped, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+    }
+
+    /// The engine's graph of this node's runtime.
+    @inline(__always)
+    final var graph: OpaquePointer {
+        state.pointee.graph.unsafelyUnwrapped
+    }
+
+    /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.
+    func compute() -> Bool {
+        preconditionFailure("Ripple: internal error: compute() called on \(label), which is not a derivation.")
+    }
+
+    /// Commits a written source: reports whether the value readers will see differs from the one they last saw.
+    /// Called by the engine.
+    func commit() -> Bool {
+        true
+    }
+
+    /// Runs an effect. Called by the engine, with a strong reference held for the duration.
+    func runEffect() {
+        preconditionFailure("Ripple: internal error: runEffect() called on \(label), which is not an effect.")
+    }
+
+    /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.
+    func externalMutation() {}
+}

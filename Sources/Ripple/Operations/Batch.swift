@@ -1,0 +1,48 @@
+internal import CRipple
+
+extension Runtime {
+    /// Groups writes in this runtime: the effects they trigger run once, when the outermost batch ends.
+    ///
+    /// Reads inside the batch see the new values (derivations recompute on read). Batches nest. If `body` throws,
+    /// the writes it made stay applied, the effects still run, and the error is rethrown.
+    ///
+    /// ```swift
+    /// let runtime = Runtime.current
+    /// runtime.batch {
+    ///     firstName.value = "Grace"
+    ///     lastName.value = "Hopper"
+    /// }                                       // effects reading both names run once, here
+    /// ```
+    ///
+    /// Threading: on the runtime's thread; the effects run on it before `batch` returns.
+    public func batch<T>(_ body: () throws -> T) rethrows -> T {
+        let status = rp_batch_begin(graph)
+        if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
+        defer {
+            let status = rp_batch_end(graph)
+            if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
+        }
+        return try body()
+    }
+}
+
+/// Groups writes in ``Runtime/current``: the effects they trigger run once, when the outermost batch ends.
+///
+/// Returns the body's value and rethrows its error; writes made before a throw stay applied and effects still run.
+///
+/// ```swift
+/// @Atom var x = 1
+/// @Atom var y = 2
+/// let log = Effect { print(x + y) }        // prints 3
+/// let sum = batch {
+///     x = 10
+///     y = 20
+///     return x + y                         // reads see the new values: 30
+/// }                                        // prints 30, once
+/// _ = (log, sum)
+/// ```
+///
+/// Threading: on the current runtime's thread. See ``Runtime/batch(_:)``.
+public func batch<T>(_ body: () throws -> T) rethrows -> T {
+    try Runtime.current.batch(body)
+}

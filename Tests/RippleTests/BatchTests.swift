@@ -1,0 +1,209 @@
+import Testing
+import Ripple
+
+/// `batch { }` groups writes: effects run once at the end of the outermost batch.
+@Suite struct BatchTests {
+    struct Boom: Error, Equatable {}
+
+    @Test func nestedBatchesRunEffectsOnceAtTheOutermostEnd() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            let b = atom(0)
+            var events: [String] = []
+            let effect = Effect { events.append("effect a=\(a.value) b=\(b.value)") }
+            batch {
+                a.value = 1
+                batch {
+                    b.value = 2
+                    events.append("inner body")
+                }
+                events.append("after inner batch")
+                batch {
+                    a.value = 3
+                }
+                events.append("after second inner batch")
+            }
+            events.append("after outer batch")
+            #expect(events == [
+                "effect a=0 b=0",
+                "inner body",
+                "after inner batch",
+                "after second inner batch",
+                "effect a=3 b=2",
+                "after outer batch",
+            ])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func readsInsideABatchSeeTheNewValues() {
+        withIsolatedRuntime {
+            let a = atom(1)
+            var derivationRuns = 0
+            let tenfold = derive { () -> Int in derivationRuns += 1; return a.value * 10 }
+            var seen: [Int] = []
+            let effect = Effect { seen.append(tenfold.value) }
+            batch {
+                a.value = 2
+                #expect(a.value == 2)
+                #expect(tenfold.value == 20)
+                #expect(derivationRuns == 2)
+                a.value = 3
+                #expect(tenfold.value == 30)
+                #expect(derivationRuns == 3)
+                #expect(seen == [10])
+            }
+            #expect(seen == [10, 30])
+            #expect(derivationRuns == 3)
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func unobservedDerivationRecomputesOnReadInsideABatch() {
+        withIsolatedRuntime {
+            let a = atom(1)
+            let doubled = derive { a.value * 2 }
+            #expect(doubled.value == 2)
+            batch {
+                a.value = 4
+                #expect(doubled.value == 8)
+            }
+            #expect(doubled.value == 8)
+        }
+    }
+
+    @Test func batchReturnsItsBodysValue() {
+        withIsolatedRuntime {
+            let a = atom(1)
+            let result: String = batch {
+                a.value = 2
+                return "done \(a.value)"
+            }
+            #expect(result == "done 2")
+            #expect(Runtime.current.batch { 42 } == 42)
+        }
+    }
+
+    @Test func batchRethrowsAndKeepsWritesMadeBeforeTheThrow() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            let b = atom(0)
+            var events: [String] = []
+            let effect = Effect { events.append("effect a=\(a.value) b=\(b.value)") }
+            #expect(throws: Boom.self) {
+                try batch {
+                    a.value = 1
+                    b.value = 2
+                    events.append("before throw")
+                    throw Boom()
+                }
+            }
+            #expect(a.value == 1)
+            #expect(b.value == 2)
+            #expect(events == ["effect a=0 b=0", "before throw", "effect a=1 b=2"])
+
+            // The runtime is not left inside a batch: the next write runs effects at once.
+            a.value = 5
+            #expect(events == ["effect a=0 b=0", "before throw", "effect a=1 b=2", "effect a=5 b=2"])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func innerBatchThrowingInsideAnOuterBatchDefersEffectsToTheOuterEnd() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            var events: [String] = []
+            let effect = Effect { events.append("effect \(a.value)") }
+            batch {
+                do {
+                    try batch {
+                        a.value = 1
+                        throw Boom()
+                    }
+                } catch {
+                    events.append("caught")
+                }
+                events.append("outer continues")
+            }
+            #expect(events == ["effect 0", "caught", "outer continues", "effect 1"])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func valueWrittenBackInsideABatchIsNoChange() {
+        withIsolatedRuntime {
+            let a = atom(1)
+            var derivationRuns = 0
+            let doubled = derive { () -> Int in derivationRuns += 1; return a.value * 2 }
+            var effectRuns = 0
+            let direct = Effect { effectRuns += 1; _ = a.value }
+            let throughDerivation = Effect { effectRuns += 1; _ = doubled.value }
+            #expect(effectRuns == 2)
+            #expect(derivationRuns == 1)
+
+            batch {
+                a.value = 2
+                a.value = 3
+                a.value = 1
+            }
+            #expect(effectRuns == 2)
+            #expect(derivationRuns == 1)
+            #expect(a.value == 1)
+            #expect(doubled.value == 2)
+            withExtendedLifetime((direct, throughDerivation)) {}
+        }
+    }
+
+    @Test func effectCreatedInsideABatchRunsAtOnceAndLaterChangesWaitForTheEnd() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            var events: [String] = []
+            let effect: Effect = batch {
+                let effect = Effect { events.append("effect \(a.value)") }
+                events.append("created")
+                a.value = 1
+                events.append("written")
+                return effect
+            }
+            #expect(events == ["effect 0", "created", "written", "effect 1"])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func batchInsideAnEffectDefersToTheEndOfTheEffect() {
+        withIsolatedRuntime {
+            let trigger = atom(0)
+            let a = atom(0)
+            let b = atom(0)
+            var events: [String] = []
+            let observer = Effect { events.append("observer a=\(a.value) b=\(b.value)") }
+            let writer = Effect {
+                let value = trigger.value
+                batch {
+                    a.value = value
+                    b.value = value
+                }
+                events.append("writer after batch")
+            }
+            events = []
+            trigger.value = 7
+            #expect(events == ["writer after batch", "observer a=7 b=7"])
+            withExtendedLifetime((observer, writer)) {}
+        }
+    }
+
+    @Test func runtimeBatchUsesThatRuntime() {
+        let runtime = Runtime()
+        withIsolatedRuntime(using: runtime) {
+            let a = atom(0)
+            var seen: [Int] = []
+            let effect = Effect { seen.append(a.value) }
+            runtime.batch {
+                a.value = 1
+                a.value = 2
+            }
+            #expect(seen == [0, 2])
+            withExtendedLifetime(effect) {}
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Testing
+import Ripple
+
+/// Programming errors trap with a message that names the nodes involved. Each
+/// case runs in a child process (an exit test); its body builds everything it
+/// uses, because exit-test bodies cannot capture.
+@Suite struct ErrorTrapTests {
+    /// What the child process wrote to standard error.
+    static func standardError(_ result: ExitTest.Result?) -> String {
+        String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    }
+
+    @Test func derivationReadingItselfTrapsNamingTheCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime {
+                var selfish: Derivation<Int>?
+                selfish = derive(label: "selfish") { (selfish?.value ?? 0) + 1 }
+                _ = selfish?.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("cycle"), "\(message)")
+        #expect(message.contains("selfish"), "\(message)")
+    }
+
+    @Test func twoDerivationsReadingEachOtherTrapNamingBoth() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime {
+                var ping: Derivation<Int>?
+                var pong: Derivation<Int>?
+                ping = derive(label: "ping") { (pong?.value ?? 0) + 1 }
+                pong = derive(label: "pong") { (ping?.value ?? 0) + 1 }
+                _ = ping?.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("cycle"), "\(message)")
+        #expect(message.contains("ping"), "\(message)")
+        #expect(message.contains("pong"), "\(message)")
+    }
+
+    @Test func cycleReachedFromAnEffectTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime {
+                let useCycle = atom(false)
+                var loop: Derivation<Int>?
+                loop = derive(label: "sometimes-circular") { useCycle.value ? (loop?.value ?? 0) + 1 : 0 }
+                let effect = Effect(label: "watcher") { _ = loop?.value }
+                useCycle.value = true
+                withExtendedLifetime(effect) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("cycle"), "\(message)")
+        #expect(message.contains("sometimes-circular"), "\(message)")
+    }
+
+    @Test func effectThatNeverSettlesTrapsNamingIt() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime {
+                let counter = atom(0)
+                let effect = Effect(label: "runaway") {
+                    counter.value = counter.value + 1
+                }
+                withExtendedLifetime(effect) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("settle"), "\(message)")
+        #expect(message.contains("runaway"), "\(message)")
+    }
+
+    @Test func effectsFeedingEachOtherForeverTrapWithTheSettleBound() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime(using: Runtime(settleBound: 10)) {
+                let x = atom(0)
+                let y = atom(0)
+                let first = Effect(label: "feeds-y") { y.value = x.value + 1 }
+                let second = Effect(label: "feeds-x") { x.value = y.value + 1 }
+                withExtendedLifetime((first, second)) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("settle"), "\(message)")
+        #expect(message.contains("feeds-x"), "\(message)")
+        #expect(message.contains("feeds-y"), "\(message)")
+    }
+
+    @Test func effectNeedingOneRunMoreThanTheSettleBoundTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime(using: Runtime(settleBound: 3)) {
+                let a = atom(10)
+                let effect = Effect(label: "one-too-many") {
+                    let value = a.value
+                    if value < 3 {
+                        a.value = value + 1
+                    }
+                }
+                // One write, then four runs in its flush (0, 1, 2, 3): one past the bound.
+                a.value = 0
+                withExtendedLifetime(effect) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("one-too-many"), "\(message)")
+    }
+
+    @Test func nodeOfOneRuntimeReadInsideAnotherRuntimesEffectTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let home = Runtime()
+            let away = Runtime()
+            let stranger = withIsolatedRuntime(using: home) { atom(1, label: "stranger") }
+            withIsolatedRuntime(using: away) {
+                let effect = Effect(label: "visitor") { _ = stranger.value }
+                withExtendedLifetime(effect) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("stranger"), "\(message)")
+        #expect(message.contains("visitor"), "\(message)")
+    }
+
+    @Test func nodeOfOneRuntimeReadInsideAnotherRuntimesDerivationTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let home = Runtime()
+            let away = Runtime()
+            let stranger = withIsolatedRuntime(using: home) { atom(1, label: "stranger") }
+            withIsolatedRuntime(using: away) {
+                let reader = derive(label: "curious reader") { stranger.value * 2 }
+                _ = reader.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("stranger"), "\(message)")
+        #expect(message.contains("curious reader"), "\(message)")
+    }
+
+    @Test func onCleanupOutsideAnEffectTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime {
+                onCleanup {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("onCleanup"), "\(message)")
+    }
+
+    @Test func wellBehavedGraphDoesNotTrap() async {
+        await #expect(processExitsWith: .success) {
+            withIsolatedRuntime {
+                let a = atom(0)
+                let doubled = derive { a.value * 2 }
+                let effect = Effect { _ = doubled.value }
+                a.value = 1
+                withExtendedLifetime(effect) {}
+            }
+        }
+    }
+}

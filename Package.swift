@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
         .executable(name: "ripple-demo", targets: ["RippleDemo"]),
+        .executable(name: "ripple-bench", targets: ["RippleBench"]),
     ],
     targets: [
         .target(
@@ -34,9 +35,29 @@ let package = Package(
             dependencies: ["Ripple"],
             path: "Sources/RippleDemo"
         ),
+        // The benchmark (scripts/bench, the ripple-bench product): the shapes
+        // against the C API and the floor (RippleBenchC), and through the Swift
+        // API and Observation (RippleBenchShapes, which the tests reuse). The
+        // two libraries are internal: not products.
+        .target(
+            name: "RippleBenchC",
+            dependencies: ["CRipple"],
+            path: "Sources/RippleBenchC",
+            linkerSettings: [.linkedLibrary("m")]
+        ),
+        .target(
+            name: "RippleBenchShapes",
+            dependencies: ["Ripple", "RippleBenchC"],
+            path: "Sources/RippleBenchShapes"
+        ),
+        .executableTarget(
+            name: "RippleBench",
+            dependencies: ["RippleBenchShapes", "RippleBenchC"],
+            path: "Sources/RippleBench"
+        ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple"],
+            dependencies: ["Ripple", "RippleBenchShapes"],
             path: "Tests/RippleTests"
         ),
     ],

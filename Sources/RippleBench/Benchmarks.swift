@@ -1,0 +1,245 @@
+import RippleBenchC
+import RippleBenchShapes
+
+struct Options {
+    var shape: String?
+    var samples: Int?
+    var json = false
+    var list = false
+    var c = true
+    var floor = true
+    var swift = true
+    var observation = true
+
+    func samples(_ standard: Int) -> Int { samples ?? standard }
+
+    /// Observation's samples: its workloads are scaled down, and it is slow.
+    func observationSamples(_ standard: Int) -> Int { min(samples ?? standard, 3) }
+}
+
+/// A shape of BENCHMARKS.md and how to measure it.
+struct Benchmark {
+    var id: String
+    var group: String
+    var title: String
+    var run: (inout Row, Options) -> Void
+}
+
+/// Observation runs 1/scale of each workload (its full workloads take minutes);
+/// the table scales its time back up and says so.
+enum ObservationScale {
+    static let kairo = 10
+    static let grid = 10
+    static let cellx = 10
+}
+
+func catalogue() -> [Benchmark] {
+    var benchmarks: [Benchmark] = []
+
+    for shape in KairoShape.allCases {
+        benchmarks.append(
+            Benchmark(id: shape.id, group: "kairo", title: "\(shape.id) \(shape.name)") { row, options in
+                let samples = options.samples(KairoShape.defaultSamples)
+                let calls = KairoShape.defaultCalls
+                let kairo = rb_kairo_t(UInt32(shape.rawValue))
+                if options.c { row.takeC(rb_kairo_run(kairo, RB_BACKEND_RIPPLE, Int32(samples), Int32(calls)), label: "C") }
+                if options.floor { row.takeFloor(rb_kairo_run(kairo, RB_BACKEND_FLOOR, Int32(samples), Int32(calls))) }
+                if options.swift { row.takeSwift(RippleKairo.run(shape, samples: samples, calls: calls)) }
+                if options.observation {
+                    #if canImport(Observation)
+                    var result = ObservationKairo.run(
+                        shape, samples: options.observationSamples(KairoShape.defaultSamples),
+                        calls: calls / ObservationScale.kairo)
+                    result.scale = Double(ObservationScale.kairo)
+                    row.takeObservation(result)
+                    #endif
+                }
+            })
+    }
+
+    for layers in [1000, 2500, 5000] {
+        benchmarks.append(
+            Benchmark(id: "cellx-\(layers)", group: "cellx", title: "cellx \(layers)") { row, options in
+                let samples = options.samples(RippleCellx.defaultSamples)
+                let graphs = RippleCellx.defaultGraphs
+                if options.c { row.takeC(rb_cellx_run(Int32(layers), RB_BACKEND_RIPPLE, Int32(samples), Int32(graphs)), label: "C") }
+                if options.floor { row.takeFloor(rb_cellx_run(Int32(layers), RB_BACKEND_FLOOR, Int32(samples), Int32(graphs))) }
+                if options.swift { row.takeSwift(RippleCellx.run(layers: layers, samples: samples, graphs: graphs)) }
+                if options.observation {
+                    #if canImport(Observation)
+                    var result = ObservationGraphs.cellx(
+                        layers: layers, samples: options.observationSamples(RippleCellx.defaultSamples),
+                        graphs: graphs / ObservationScale.cellx)
+                    result.scale = Double(ObservationScale.cellx)
+                    row.takeObservation(result)
+                    #endif
+                }
+            })
+    }
+
+    for index in 0..<Int(RB_DYNAMIC_CONFIGS) {
+        let config = dynamicConfig(index)
+        let name = configName(config)
+        let id = "dynamic-" + (name.split(separator: " ").first.map(String.init) ?? name)
+        benchmarks.append(
+            Benchmark(id: id, group: "dynamic", title: name) { row, options in
+                let samples = options.samples(RippleDynamic.defaultSamples)
+                withUnsafePointer(to: config) { pointer in
+                    if options.c { row.takeC(rb_dynamic_run(pointer, RB_BACKEND_RIPPLE, Int32(samples), false), label: "C") }
+                    if options.floor { row.takeFloor(rb_dynamic_run(pointer, RB_BACKEND_FLOOR, Int32(samples), false)) }
+                }
+                if options.swift { row.takeSwift(RippleDynamic.run(config, samples: samples)) }
+                row.observationNote = "no lazy derived values"
+                row.notes.append("sum \(formatSum(config.expected_sum)), count \(config.expected_count)")
+            })
+    }
+
+    for width in [1, 10, 100] {
+        for height in [1, 10, 100] {
+            let operations = max(100, 1_000_000 / (width * (height + 1)))
+            benchmarks.append(
+                Benchmark(id: "propagate-\(width)x\(height)", group: "propagate", title: "propagate \(width)x\(height)") {
+                    row, options in
+                    let samples = options.samples(RippleGrid.defaultSamples)
+                    if options.c {
+                        let c = rb_grid_run(
+                            Int32(width), Int32(height), Int32(operations), RB_BACKEND_RIPPLE, Int32(samples))
+                        row.takeC(c, label: "C")
+                        row.notes.append("\(operations) ops, C \(format(c.ms * 1e6 / Double(operations))) ns/op")
+                    }
+                    if options.floor {
+                        row.takeFloor(
+                            rb_grid_run(Int32(width), Int32(height), Int32(operations), RB_BACKEND_FLOOR, Int32(samples)))
+                    }
+                    if options.swift {
+                        row.takeSwift(RippleGrid.run(width: width, height: height, operations: operations, samples: samples))
+                    }
+                    if options.observation {
+                        #if canImport(Observation)
+                        var result = ObservationGraphs.grid(
+                            width: width, height: height, operations: max(1, operations / ObservationScale.grid),
+                            samples: options.observationSamples(RippleGrid.defaultSamples))
+                        result.scale = Double(operations) / Double(max(1, operations / ObservationScale.grid))
+                        row.takeObservation(result)
+                        #endif
+                    }
+                })
+        }
+    }
+
+    benchmarks.append(
+        Benchmark(id: "chain", group: "chain", title: "chain 1000x10k") { row, options in
+            let samples = options.samples(RippleGrid.defaultSamples)
+            if options.c { row.takeC(rb_chain_run(1000, 10_000, RB_BACKEND_RIPPLE, Int32(samples)), label: "C") }
+            if options.floor { row.takeFloor(rb_chain_run(1000, 10_000, RB_BACKEND_FLOOR, Int32(samples))) }
+            if options.swift { row.takeSwift(RippleGrid.chain(length: 1000, writes: 10_000, samples: samples)) }
+            if options.observation {
+                #if canImport(Observation)
+                var result = ObservationGraphs.grid(
+                    width: 1, height: 1000, operations: 10_000 / ObservationScale.grid,
+                    samples: options.observationSamples(RippleGrid.defaultSamples), checkEveryWrite: true)
+                result.scale = Double(ObservationScale.grid)
+                row.takeObservation(result)
+                #endif
+            }
+        })
+
+    benchmarks.append(contentsOf: creationBenchmarks())
+    benchmarks.append(contentsOf: memoryBenchmarks())
+    return benchmarks
+}
+
+func dynamicConfig(_ index: Int) -> rb_dynamic_config_t {
+    withUnsafePointer(to: rb_dynamic_configs) {
+        $0.withMemoryRebound(to: rb_dynamic_config_t.self, capacity: Int(RB_DYNAMIC_CONFIGS)) { $0[index] }
+    }
+}
+
+/// Creation and teardown: one measurement, four rows.
+private func creationBenchmarks() -> [Benchmark] {
+    let count = RippleCreation.defaultCount
+    let phases: [(id: String, title: String, c: (rb_creation_t) -> Double, swift: (CreationResult) -> Double)] = [
+        ("create-atoms", "create 100k atoms", { $0.atoms_ms }, { $0.atoms }),
+        ("create-derived", "create 100k derived", { $0.derived_ms }, { $0.derived }),
+        ("create-effects", "create 100k effects", { $0.effects_ms }, { $0.effects }),
+        ("teardown", "teardown 300k", { $0.teardown_ms }, { $0.teardown }),
+    ]
+    final class Cache: @unchecked Sendable {
+        var c: rb_creation_t?
+        var swift: CreationResult?
+        var observation: CreationResult?
+    }
+    let cache = Cache()
+    return phases.map { phase in
+        Benchmark(id: phase.id, group: "create", title: phase.title) { row, options in
+            let samples = options.samples(RippleCreation.defaultSamples)
+            if cache.c == nil { cache.c = rb_creation_run(Int32(count), Int32(samples)) }
+            if options.swift, cache.swift == nil { cache.swift = RippleCreation.run(count: count, samples: samples) }
+            #if canImport(Observation)
+            if options.observation, cache.observation == nil {
+                cache.observation = ObservationGraphs.creation(
+                    count: count, samples: options.observationSamples(RippleCreation.defaultSamples))
+            }
+            #endif
+            let c = cache.c!
+            row.cMilliseconds = phase.c(c)
+            row.cAllocations = nil
+            if c.failed != 0 {
+                var message = c.message
+                let text = withUnsafeBytes(of: &message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                row.failures.append("C: \(text)")
+            }
+            if let swift = cache.swift {
+                row.swiftMilliseconds = phase.swift(swift)
+                row.failures += swift.failures.map { "Swift: \($0)" }
+            }
+            if let observation = cache.observation {
+                row.observationMilliseconds = phase.swift(observation)
+                row.failures += observation.failures.map { "Observation: \($0)" }
+            }
+            row.notes.append("\(format(phase.c(c) * 1e6 / Double(phase.id == "teardown" ? 3 * count : count))) ns/node C")
+            if phase.id == "create-derived" { row.notes.append("lazy: created, not computed") }
+        }
+    }
+}
+
+/// Memory: engine accounting (C) and the process heap (Swift).
+private func memoryBenchmarks() -> [Benchmark] {
+    [
+        Benchmark(id: "memory-grid", group: "memory", title: "memory grid 100x100") { row, options in
+            if options.swift {
+                let swift = RippleCreation.memory(count: 10_000, width: 100, height: 100)
+                row.notes.append(
+                    "Swift: \(format(swift.gridPerNode)) B/node heap, \(format(swift.residentPerNode)) B/node resident")
+            }
+            let c = rb_memory_grid(100, 100)
+            row.notes.insert(
+                "C: \(format(c.bytes_per_node)) B/node + \(format(c.bytes_per_edge)) B/edge in use, "
+                    + "\(format(c.reserved_per_node)) B/node reserved (\(c.nodes) nodes, \(c.edges) edges)", at: 0)
+            if c.failed != 0 { row.failures.append("C memory check failed") }
+        },
+        Benchmark(id: "memory-kinds", group: "memory", title: "memory 10k each kind") { row, options in
+            let c = rb_memory_kinds(10_000)
+            row.notes.append(
+                "C: \(format(c.bytes_per_node)) B/node + \(format(c.bytes_per_edge)) B/edge in use, "
+                    + "\(format(c.reserved_per_node)) B/node reserved")
+            if options.swift {
+                let swift = RippleCreation.memory(count: 10_000, width: 1, height: 1)
+                row.notes.append(
+                    "Swift heap: \(format(swift.perAtom)) B/atom, \(format(swift.perDerivation)) B/derivation, "
+                        + "\(format(swift.perEffect)) B/effect (edges included)")
+            }
+            if c.failed != 0 { row.failures.append("C memory check failed") }
+        },
+    ]
+}
+
+func format(_ value: Double) -> String {
+    if value >= 100 { return String(Int(value.rounded())) }
+    if value >= 10 { return String(Double(Int((value * 10).rounded())) / 10) }
+    return String(Double(Int((value * 100).rounded())) / 100)
+}
+
+func formatSum(_ value: Double) -> String {
+    value < 1e18 ? String(Int64(value)) : "\(value)"
+}

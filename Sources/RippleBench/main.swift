@@ -1,0 +1,102 @@
+// ripple-bench: every shape of BENCHMARKS.md against Ripple's C API, the
+// floor, Ripple's Swift API and Swift's Observation, in one table.
+//
+//   ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+//
+// NAME is a row id (K1, cellx-1000, dynamic-3-5x500, propagate-10x100, chain,
+// create-atoms, memory-grid, ...) or a group (kairo, cellx, dynamic,
+// propagate, chain, create, memory). Every expected value and counter is
+// checked; a failed check makes the run exit with status 1. --columns picks
+// what to run (all four by default), for profiling one of them.
+import Foundation
+import RippleBenchShapes
+
+func usage() -> Never {
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+
+            """.utf8))
+    exit(2)
+}
+
+var options = Options()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--shape":
+        guard let name = arguments.popFirst() else { usage() }
+        options.shape = name
+    case "--samples":
+        guard let text = arguments.popFirst(), let samples = Int(text), samples > 0 else { usage() }
+        options.samples = samples
+    case "--json": options.json = true
+    case "--list": options.list = true
+    case "--columns":
+        guard let list = arguments.popFirst() else { usage() }
+        let columns = Set(list.split(separator: ",").map { $0.lowercased() })
+        guard columns.isSubset(of: ["c", "floor", "swift", "observation"]) else { usage() }
+        options.c = columns.contains("c")
+        options.floor = columns.contains("floor")
+        options.swift = columns.contains("swift")
+        options.observation = columns.contains("observation")
+    case "-h", "--help": usage()
+    default: usage()
+    }
+}
+
+let all = catalogue()
+if options.list {
+    for benchmark in all { print("\(benchmark.id)\t\(benchmark.group)\t\(benchmark.title)") }
+    exit(0)
+}
+let selected = all.filter { benchmark in
+    guard let name = options.shape?.lowercased() else { return true }
+    return benchmark.id.lowercased() == name || benchmark.group == name
+}
+if selected.isEmpty {
+    FileHandle.standardError.write(Data("ripple-bench: no shape named \(options.shape ?? "")\n".utf8))
+    exit(2)
+}
+
+let observationAvailable = observationIsAvailable
+if !observationAvailable { options.observation = false }
+
+// Memory first, while the process heap is fresh (its resident size then grows
+// with what the rows allocate); the table keeps the catalogue's order.
+var rows = selected.map { Row(id: $0.id, group: $0.group, title: $0.title) }
+let order = selected.indices.sorted { (selected[$0].group == "memory" ? 0 : 1) < (selected[$1].group == "memory" ? 0 : 1) }
+for index in order {
+    let benchmark = selected[index]
+    FileHandle.standardError.write(Data("running \(benchmark.title)...\n".utf8))
+    benchmark.run(&rows[index], options)
+    if !observationAvailable, rows[index].observationNote == nil, benchmark.group != "memory" {
+        rows[index].observationNote = "Observation unavailable"
+    }
+}
+
+let failures = rows.flatMap { row in row.failures.map { "\(row.title): \($0)" } }
+let machine = machineDescription()
+if options.json {
+    struct Report: Encodable {
+        var machine: String
+        var observationAvailable: Bool
+        var rows: [Row]
+        var failures: [String]
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data = try encoder.encode(
+        Report(machine: machine, observationAvailable: observationAvailable, rows: rows, failures: failures))
+    print(String(decoding: data, as: UTF8.self))
+} else {
+    print(renderTable(rows, machine: machine, observationAvailable: observationAvailable))
+    if failures.isEmpty {
+        print("All expected values and counters verified.")
+    } else {
+        print("FAILED CHECKS:")
+        for failure in failures { print("  \(failure)") }
+    }
+}
+exit(failures.isEmpty ? 0 : 1)

@@ -31,7 +31,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
     if (graph == NULL) return RP_EINVAL;
     if (message != NULL && capacity > 0) message[0] = '\0';
     size_t live = 0, effects = 0, edges = 0, edge_bytes = 0, free_slots = 0;
-    bool idle = graph->callback_depth == 0 && !graph->flushing;
+    bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
         if (!(rec->flags & RP_F_LIVE)) {
@@ -86,8 +86,11 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
     if (edge_bytes != graph->arena.bytes_in_use) {
         BROKEN("edge arrays hold %zu bytes, the arena accounts %zu", edge_bytes, graph->arena.bytes_in_use);
     }
-    for (size_t i = 1; i < graph->queue_count; i++) {
-        if (graph->queue[i].order < graph->queue[(i - 1) / 2].order) BROKEN("flush queue out of heap order at %zu", i);
+    for (size_t i = 1; i < graph->heap_count; i++) {
+        if (graph->heap[i].order < graph->heap[(i - 1) / 2].order) BROKEN("flush heap out of order at %zu", i);
+    }
+    for (size_t i = graph->ordered_head + 1; i < graph->ordered_count; i++) {
+        if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
     return RP_OK;

@@ -53,13 +53,14 @@ rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t **out) {
     graph->tag = graph_tag(graph);
     graph->free_head = RP_NO_SLOT;
     graph->active = RP_NO_SLOT;
+    graph->active_rec = NULL;
     *out = graph;
     return RP_OK;
 }
 
 rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     if (graph == NULL) return RP_OK;
-    if (graph->callback_depth || graph->flushing || graph->draining) return RP_EBUSY;
+    if (graph->active_rec != NULL || graph->flushing || graph->draining) return RP_EBUSY;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
         if (!(rec->flags & RP_F_LIVE)) continue;
@@ -73,7 +74,8 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     }
     rp_arena_raw_free(&arena, graph->pages, sizeof(*graph->pages) * graph->pages_capacity);
     rp_arena_raw_free(&arena, graph->stack, sizeof(*graph->stack) * graph->stack_capacity);
-    rp_arena_raw_free(&arena, graph->queue, sizeof(*graph->queue) * graph->queue_capacity);
+    rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->heap_capacity);
+    rp_arena_raw_free(&arena, graph->ordered, sizeof(*graph->ordered) * graph->ordered_capacity);
     rp_arena_raw_free(&arena, graph->unwatch, sizeof(*graph->unwatch) * graph->unwatch_capacity);
     rp_arena_raw_free(&arena, graph->diagnostic, sizeof(*graph->diagnostic) * graph->diagnostic_capacity);
     rp_arena_release_all(&arena);

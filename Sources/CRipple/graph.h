@@ -85,7 +85,6 @@ typedef struct rp_node_rec {
 typedef struct rp_frame {
     uint32_t node;
     uint32_t position;
-    uint64_t epoch; /* write epoch when the walk reached the node */
     uint64_t stamp; /* run stamp when the frame was pushed: orders a cycle's nodes */
 } rp_frame_t;
 
@@ -118,8 +117,13 @@ struct rp_graph {
     rp_frame_t *stack;
     size_t stack_top, stack_capacity;
 
-    rp_queued_t *queue; /* binary min-heap on `order` */
-    size_t queue_count, queue_capacity;
+    /* The flush queue, in two parts: effects usually arrive in creation order
+     * and append to `ordered` (a sorted FIFO); the others go to `heap` (a binary
+     * min-heap on `order`). The next effect is the smaller of the two heads. */
+    rp_queued_t *ordered;
+    size_t ordered_head, ordered_count, ordered_capacity;
+    rp_queued_t *heap;
+    size_t heap_count, heap_capacity;
 
     rp_unwatch_t *unwatch;
     size_t unwatch_head, unwatch_count, unwatch_capacity;
@@ -127,11 +131,12 @@ struct rp_graph {
     rp_node_t *diagnostic;
     size_t diagnostic_count, diagnostic_capacity;
 
-    uint32_t active; /* node whose compute or run is in progress */
+    uint32_t active;            /* node whose compute or run is in progress */
+    rp_node_rec_t *active_rec;  /* its record, NULL when none */
     uint32_t untracked_depth;
-    uint32_t batch_depth;    /* explicit batches plus runs in progress (each is an implicit batch) */
-    uint32_t open_batches;   /* explicit batches only: what rp_batch_end may close */
-    uint32_t callback_depth;
+    /* Explicit batches. A run in progress (active_rec != NULL) is an implicit
+     * batch, and a host callback in progress, without a counter of its own. */
+    uint32_t batch_depth;
     bool flushing;
     bool draining;
 
@@ -164,10 +169,17 @@ static inline rp_status_t rp_resolve(const rp_graph_t *graph, rp_node_t node, ui
 
 /* node.c */
 void rp_node_free(rp_graph_t *graph, uint32_t slot);
-void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot);
+
+/* Frees a node whose disposal waited for it to stop being busy. */
+static inline void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot) {
+    uint16_t flags = rp_rec(graph, slot)->flags;
+    if ((flags & RP_F_DISPOSING) && !(flags & RP_F_BUSY)) rp_node_free(graph, slot);
+}
 
 /* tracking.c */
-rp_status_t rp_link(rp_graph_t *graph, uint32_t dep, uint32_t sub);
+/* Records that the active reader read `dep`, when the read is not the next one
+ * its previous run made (rp_node_read confirms that case inline). */
+rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub);
 void rp_unlink_deps_from(rp_graph_t *graph, uint32_t sub, uint32_t first);
 void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position);
 void rp_deliver_unwatched(rp_graph_t *graph);
@@ -183,6 +195,10 @@ rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
+
+static inline bool rp_queue_empty(const rp_graph_t *graph) {
+    return graph->heap_count == 0 && graph->ordered_head == graph->ordered_count;
+}
 rp_status_t rp_flush(rp_graph_t *graph);
 rp_status_t rp_settle_slow(rp_graph_t *graph);
 
@@ -190,7 +206,10 @@ rp_status_t rp_settle_slow(rp_graph_t *graph);
  * (outside batches) and deliver `unwatched` (outside callbacks). Inline
  * because almost every call has nothing to do here. */
 static inline rp_status_t rp_settle(rp_graph_t *graph) {
-    if (graph->queue_count == 0 && graph->unwatch_head == graph->unwatch_count) return RP_OK;
+    bool in_run = graph->active_rec != NULL;
+    bool no_flush = rp_queue_empty(graph) || graph->batch_depth != 0 || in_run;
+    bool no_delivery = graph->unwatch_head == graph->unwatch_count || in_run;
+    if (no_flush && no_delivery) return RP_OK;
     return rp_settle_slow(graph);
 }
 

@@ -29,10 +29,14 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     if ((status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), nodes + 16))) {
         return status;
     }
-    if (kind == RP_KIND_EFFECT &&
-        (status = grow(arena, (void **)&graph->queue, &graph->queue_capacity, sizeof(rp_queued_t),
-                       graph->live_effects + 1))) {
-        return status;
+    if (kind == RP_KIND_EFFECT) {
+        size_t effects = graph->live_effects + 1;
+        if ((status = grow(arena, (void **)&graph->heap, &graph->heap_capacity, sizeof(rp_queued_t), effects))) {
+            return status;
+        }
+        if ((status = grow(arena, (void **)&graph->ordered, &graph->ordered_capacity, sizeof(rp_queued_t), effects))) {
+            return status;
+        }
     }
     if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
         size_t pages_capacity = graph->pages_capacity;
@@ -119,11 +123,6 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     graph->live_nodes--;
     if (effect) graph->live_effects--;
     if (graph->callbacks.release) graph->callbacks.release(graph->callbacks.host, graph, handle, data);
-}
-
-void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot) {
-    uint16_t flags = rp_rec(graph, slot)->flags;
-    if ((flags & RP_F_DISPOSING) && !(flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
 rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {

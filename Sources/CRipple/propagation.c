@@ -20,8 +20,8 @@
  */
 #include "graph.h"
 
-static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t position, uint64_t epoch) {
-    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, epoch, graph->stamp};
+static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t position) {
+    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp};
 }
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
@@ -50,7 +50,8 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
             }
             queue_if_effect(graph, edge.node, sub);
             if (sub->nsubs) {
-                push_frame(graph, node, position, 0);
+                /* Descending from a node's last subscriber leaves nothing to come back for. */
+                if (position < rec->nsubs) push_frame(graph, node, position);
                 node = edge.node;
                 position = 0;
             }
@@ -83,17 +84,17 @@ static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, and unlinks what the run did not read again. */
-static rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
+static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
     rec->eval_parent = graph->active;
+    rp_node_rec_t *parent_rec = graph->active_rec;
     uint32_t untracked_depth = graph->untracked_depth;
     graph->active = slot;
+    graph->active_rec = rec;
     graph->untracked_depth = 0;
-    graph->batch_depth++;
-    graph->callback_depth++;
 
     rp_status_t status = RP_OK;
     rp_node_t handle = rp_handle(graph, slot);
@@ -104,13 +105,12 @@ static rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) 
         status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
     }
 
-    graph->callback_depth--;
-    graph->batch_depth--;
     graph->untracked_depth = untracked_depth;
     graph->active = rec->eval_parent;
+    graph->active_rec = parent_rec;
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
-        rp_unlink_deps_from(graph, slot, rec->cursor);
+        if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
     } else {
         rec->flags |= RP_F_DIRTY; /* keeps every old edge too: a retry re-reads them */
     }
@@ -126,7 +126,7 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
 
 /* Brings a DIRTY dependency up to date. A source is committed; a computed is
  * recomputed. *changed says whether its readers must recompute. */
-static rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed) {
+static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_SOURCE) {
         rec->flags &= (uint16_t)~RP_F_DIRTY;
@@ -157,6 +157,8 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
     size_t base = graph->stack_top;
     uint32_t current = root;
     uint32_t position = 0;
+    /* A write made by a compute during the walk may mark nodes the walk has
+     * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = rp_sync_load_u64(&graph->write_epoch);
     bool dirty = false;
     rp_rec(graph, root)->flags |= RP_F_CHECKING;
@@ -168,7 +170,7 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
             if (dep_rec->flags & RP_F_DIRTY) {
                 bool changed = false;
                 /* On the stack while `dep` computes, so a cycle back to it is reported whole. */
-                push_frame(graph, current, position, epoch);
+                push_frame(graph, current, position);
                 rp_status_t status = update(graph, dep, &changed);
                 graph->stack_top--;
                 if (status) {
@@ -180,10 +182,9 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
                     dirty = true;
                 }
             } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind == RP_KIND_COMPUTED) {
-                push_frame(graph, current, position, epoch);
+                push_frame(graph, current, position);
                 current = dep;
                 position = 0;
-                epoch = rp_sync_load_u64(&graph->write_epoch);
                 dep_rec->flags |= RP_F_CHECKING;
             }
             continue;
@@ -214,7 +215,6 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
         rp_frame_t frame = graph->stack[--graph->stack_top];
         current = frame.node;
         position = frame.position;
-        epoch = frame.epoch;
     }
 }
 
@@ -256,6 +256,8 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
     return RP_ECYCLE;
 }
 
+static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
+
 /* Brings `slot` up to date for a read. */
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -285,6 +287,32 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
     if (graph == NULL) return RP_EINVAL;
+    /* The common case in one pass: a live, idle, up-to-date node read again in
+     * the same place by the active reader's run. Everything else takes the
+     * general path below, which also names the error. */
+    uint32_t slot = node.slot;
+    if (node.graph_tag != graph->tag || slot >= graph->nslots) return read_slow(graph, node);
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    uint16_t flags = rec->flags;
+    if (rp_sync_load_u32(&rec->generation) != node.generation || node.generation == 0 ||
+        (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
+        return read_slow(graph, node);
+    }
+    rp_node_rec_t *reader = graph->active_rec;
+    if (reader != NULL && !graph->untracked_depth) {
+        uint32_t cursor = reader->cursor;
+        if (cursor < reader->ndeps && reader->deps[cursor].node == slot) {
+            reader->cursor = cursor + 1;
+            rec->read_stamp = reader->run_stamp;
+        } else {
+            rp_status_t status = rp_link_slow(graph, slot, graph->active);
+            if (status) return status;
+        }
+    }
+    return rp_settle(graph);
+}
+
+static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = rp_resolve(graph, node, &slot);
     if (status) return status;
@@ -293,7 +321,7 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
     if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);
     if ((status = rp_refresh(graph, slot))) return status;
     uint32_t reader = graph->active;
-    if (reader != RP_NO_SLOT && !graph->untracked_depth && (status = rp_link(graph, slot, reader))) return status;
+    if (reader != RP_NO_SLOT && !graph->untracked_depth && (status = rp_link_slow(graph, slot, reader))) return status;
     return rp_settle(graph);
 }
 

@@ -11,41 +11,64 @@
  */
 #include "graph.h"
 
+#include <string.h>
+
 static bool before(const rp_queued_t *a, const rp_queued_t *b) {
     return a->order < b->order;
+}
+
+static void heap_push(rp_graph_t *graph, rp_queued_t entry) {
+    size_t index = graph->heap_count++;
+    while (index > 0) {
+        size_t parent = (index - 1) / 2;
+        if (!before(&entry, &graph->heap[parent])) break;
+        graph->heap[index] = graph->heap[parent];
+        index = parent;
+    }
+    graph->heap[index] = entry;
+}
+
+static rp_queued_t heap_pop(rp_graph_t *graph) {
+    rp_queued_t first = graph->heap[0];
+    rp_queued_t last = graph->heap[--graph->heap_count];
+    size_t index = 0;
+    size_t count = graph->heap_count;
+    for (;;) {
+        size_t child = 2 * index + 1;
+        if (child >= count) break;
+        if (child + 1 < count && before(&graph->heap[child + 1], &graph->heap[child])) child++;
+        if (!before(&graph->heap[child], &last)) break;
+        graph->heap[index] = graph->heap[child];
+        index = child;
+    }
+    if (count) graph->heap[index] = last;
+    return first;
 }
 
 void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     rec->flags |= RP_F_QUEUED;
-    /* Capacity is reserved per live effect at creation, and an effect is in
-     * the heap at most once. */
-    size_t index = graph->queue_count++;
     rp_queued_t entry = {rec->order, slot};
-    while (index > 0) {
-        size_t parent = (index - 1) / 2;
-        if (!before(&entry, &graph->queue[parent])) break;
-        graph->queue[index] = graph->queue[parent];
-        index = parent;
+    /* Both parts have room for every live effect (reserved at creation), and an
+     * effect is queued at most once. */
+    if (graph->ordered_head == graph->ordered_count) graph->ordered_head = graph->ordered_count = 0;
+    if (graph->ordered_count == 0 || before(&graph->ordered[graph->ordered_count - 1], &entry)) {
+        if (graph->ordered_count == graph->ordered_capacity) {
+            size_t pending = graph->ordered_count - graph->ordered_head;
+            memmove(graph->ordered, graph->ordered + graph->ordered_head, pending * sizeof(rp_queued_t));
+            graph->ordered_head = 0;
+            graph->ordered_count = pending;
+        }
+        graph->ordered[graph->ordered_count++] = entry;
+    } else {
+        heap_push(graph, entry);
     }
-    graph->queue[index] = entry;
 }
 
 static rp_queued_t pop_first(rp_graph_t *graph) {
-    rp_queued_t first = graph->queue[0];
-    rp_queued_t last = graph->queue[--graph->queue_count];
-    size_t index = 0;
-    size_t count = graph->queue_count;
-    for (;;) {
-        size_t child = 2 * index + 1;
-        if (child >= count) break;
-        if (child + 1 < count && before(&graph->queue[child + 1], &graph->queue[child])) child++;
-        if (!before(&graph->queue[child], &last)) break;
-        graph->queue[index] = graph->queue[child];
-        index = child;
-    }
-    if (count) graph->queue[index] = last;
-    return first;
+    bool ordered = graph->ordered_head < graph->ordered_count &&
+                   (graph->heap_count == 0 || before(&graph->ordered[graph->ordered_head], &graph->heap[0]));
+    return ordered ? graph->ordered[graph->ordered_head++] : heap_pop(graph);
 }
 
 /* The flush stopped at `looping`: name the effects that reached the bound.
@@ -84,7 +107,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
     graph->flushing = true;
     graph->flush_id++;
     rp_status_t result = RP_OK;
-    while (graph->queue_count) {
+    while (!rp_queue_empty(graph)) {
         rp_queued_t entry = pop_first(graph);
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
         if (rec->order != entry.order) continue; /* freed since it was queued */
@@ -112,7 +135,9 @@ rp_status_t rp_flush(rp_graph_t *graph) {
 
 rp_status_t rp_settle_slow(rp_graph_t *graph) {
     rp_status_t status = RP_OK;
-    if (graph->queue_count && !graph->batch_depth && !graph->flushing) status = rp_flush(graph);
+    if (!rp_queue_empty(graph) && !graph->batch_depth && graph->active_rec == NULL && !graph->flushing) {
+        status = rp_flush(graph);
+    }
     rp_deliver_unwatched(graph);
     return status;
 }
@@ -120,14 +145,12 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
 rp_status_t rp_batch_begin(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
     graph->batch_depth++;
-    graph->open_batches++;
     return RP_OK;
 }
 
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    if (graph->open_batches == 0) return RP_ESTATE;
-    graph->open_batches--;
+    if (graph->batch_depth == 0) return RP_ESTATE;
     graph->batch_depth--;
     return rp_settle(graph);
 }

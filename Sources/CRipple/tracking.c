@@ -61,7 +61,7 @@ static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
 }
 
 void rp_deliver_unwatched(rp_graph_t *graph) {
-    if (graph->draining || graph->callback_depth || graph->unwatch_head == graph->unwatch_count) return;
+    if (graph->draining || graph->active_rec != NULL || graph->unwatch_head == graph->unwatch_count) return;
     graph->draining = true;
     while (graph->unwatch_head < graph->unwatch_count) {
         rp_unwatch_t entry = graph->unwatch[graph->unwatch_head++];
@@ -74,7 +74,7 @@ void rp_deliver_unwatched(rp_graph_t *graph) {
     graph->draining = false;
 }
 
-rp_status_t rp_link(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
+rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
     rp_node_rec_t *s = rp_rec(graph, sub);
     rp_node_rec_t *d = rp_rec(graph, dep);
     uint32_t cursor = s->cursor;

@@ -25,9 +25,15 @@ let package = Package(
             publicHeadersPath: "include",
             linkerSettings: [.linkedLibrary("ck")]
         ),
+        // The Swift module's per-thread evaluation record (a C11 _Thread_local):
+        // an implementation detail of Ripple, not part of its C API.
+        .target(
+            name: "CRippleThreadState",
+            path: "Sources/CRippleThreadState"
+        ),
         .target(
             name: "Ripple",
-            dependencies: ["CRipple"],
+            dependencies: ["CRipple", "CRippleThreadState"],
             path: "Sources/Ripple"
         ),
         .executableTarget(

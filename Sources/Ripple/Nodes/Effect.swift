@@ -46,7 +46,7 @@ public final class Effect: RippleNode, Subscriber {
     /// ```
     ///
     /// Threading: read it on the runtime's thread.
-    public private(set) var isCancelled = false
+    @exclusivity(unchecked) public private(set) var isCancelled = false
 
     /// Creates an effect in ``Runtime/current`` and runs its body once, now.
     ///

@@ -1,0 +1,24 @@
+/*
+ * ripple_thread_state.h: the Swift module's per-thread record of which runtime
+ * is evaluating (running a derivation's body or an effect's) on this thread.
+ *
+ * Internal to the Swift module: not part of Ripple's C API (include/ripple.h)
+ * and never installed. It exists because Swift has no thread-local variables,
+ * and pthread_getspecific/setspecific cost a call and a key check on every
+ * evaluation, where a C11 _Thread_local costs a register-relative move.
+ */
+#ifndef RIPPLE_THREAD_STATE_H
+#define RIPPLE_THREAD_STATE_H
+
+extern _Thread_local void *ripple_thread_evaluating_runtime;
+
+/* The runtime evaluating on this thread (an unretained pointer), or NULL. */
+static inline void *ripple_thread_state_evaluating(void) {
+    return ripple_thread_evaluating_runtime;
+}
+
+static inline void ripple_thread_state_set_evaluating(void *runtime) {
+    ripple_thread_evaluating_runtime = runtime;
+}
+
+#endif

@@ -1,0 +1,5 @@
+#include "ripple_thread_state.h"
+
+#include <stddef.h>
+
+_Thread_local void *ripple_thread_evaluating_runtime = NULL;

@@ -152,7 +152,9 @@ typedef struct rp_callbacks {
                                void *RP_NULLABLE data);
 
     /* Run an effect's body (reading through rp_node_read). Runs inside an
-     * implicit batch. Required for graphs that create effects. */
+     * implicit batch. Required for graphs that create effects. A status its
+     * reads return is the host's to handle (the engine cannot see it): a host
+     * that wants the run retried calls rp_effect_run again. */
     void (*RP_NULLABLE run)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                             void *RP_NULLABLE data);
 
@@ -210,6 +212,7 @@ rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out);
  * (the effects that reached the settle bound, in creation order). Copies at most
  * `capacity` handles into `nodes` (which may be NULL when capacity is 0) and
  * sets *count to how many there are. */
+/* Best effort: when memory for the list cannot be had, *count is 0. */
 rp_status_t rp_graph_diagnostic(const rp_graph_t *graph, rp_node_t *RP_NULLABLE nodes, size_t capacity,
                                 size_t *count);
 
@@ -261,7 +264,11 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
  * brought up to date first (recomputed if something it read changed); a written
  * source is committed. Inside a computed's compute or an effect's run, and
  * outside untracked sections, the node becomes a dependency of that reader.
- * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed. */
+ * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed.
+ * Outside batches and runs, effects the refresh made due run before the call
+ * returns; one may recompute the node again, and a failure there is that
+ * effect's read's status, not this call's (the host keeps the value of the
+ * node's last successful compute). */
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 
 /* Announces that the host stored a new value in a source. Readers are marked;

@@ -101,12 +101,18 @@ static void remove_dep_keeping_order(rp_graph_t *graph, uint32_t sub, uint32_t p
 
 void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    /* Readers lose a dependency: for them it changed. */
+    /* Readers lose a dependency: for them it changed, as by a write (so a
+     * walk in progress keeps its nodes PENDING, see check_dirty). */
+    if (rec->nsubs) rp_sync_bump_u64(&graph->write_epoch);
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
+        rp_node_rec_t *sub = rp_rec(graph, edge.node);
+        /* A reader whose run is in progress and has not read it yet in this
+         * run will see it gone when it gets there: nothing to re-run. */
+        bool seen = !(sub->flags & RP_F_COMPUTING) || edge.mirror < sub->cursor;
         remove_dep_keeping_order(graph, edge.node, edge.mirror);
         graph->live_edges--;
-        rp_mark_dirty(graph, edge.node);
+        if (seen) rp_mark_dirty(graph, edge.node);
     }
     rp_unlink_deps_from(graph, slot, 0);
     if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_arena_class_for(rec->deps_capacity));

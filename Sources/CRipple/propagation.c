@@ -40,9 +40,10 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
             uint16_t flags = sub->flags;
             if (flags & RP_F_COMPUTING) {
                 /* Its run is in progress. Only a dependency it has already read
-                 * in this run makes it stale: it recomputes on its next read. */
-                if (edge.mirror >= sub->cursor || (flags & RP_F_DIRTY)) continue;
-                sub->flags = flags | RP_F_DIRTY;
+                 * in this run makes it stale: it re-validates on its next read
+                 * (PENDING: a change cut off upstream does not re-run it). */
+                if (edge.mirror >= sub->cursor || (flags & RP_F_STALE)) continue;
+                sub->flags = flags | RP_F_PENDING;
             } else if (flags & RP_F_STALE) {
                 continue; /* already marked, and so is everything below it */
             } else {
@@ -77,8 +78,19 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
 static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     for (uint32_t i = 0; i < rec->nsubs; i++) {
-        rp_node_rec_t *sub = rp_rec(graph, rec->subs[i].node);
-        if ((sub->flags & (RP_F_STALE | RP_F_COMPUTING)) == RP_F_PENDING) sub->flags |= RP_F_DIRTY;
+        rp_edge_t edge = rec->subs[i];
+        rp_node_rec_t *sub = rp_rec(graph, edge.node);
+        uint16_t flags = sub->flags;
+        if (flags & RP_F_COMPUTING) {
+            /* A run in progress that already read the old value saw two values
+             * of one node: it runs again. */
+            if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
+                sub->flags = flags | RP_F_DIRTY;
+                queue_if_effect(graph, edge.node, sub);
+            }
+        } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+            sub->flags = flags | RP_F_DIRTY;
+        }
     }
 }
 
@@ -111,6 +123,10 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
+        /* Marked again while it ran (a write or a disposal reached something
+         * it had read): like a write during a walk, this keeps every node of
+         * the walk in progress PENDING, so its readers re-validate it. */
+        if (rec->flags & RP_F_STALE) rp_sync_bump_u64(&graph->write_epoch);
     } else {
         rec->flags |= RP_F_DIRTY; /* keeps every old edge too: a retry re-reads them */
     }
@@ -319,9 +335,26 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
     if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);
-    if ((status = rp_refresh(graph, slot))) return status;
+    status = rp_refresh(graph, slot);
+    /* Its own compute may have disposed it. */
+    if (status == RP_OK) status = rp_resolve(graph, node, &slot);
+    if (status) {
+        rp_status_t settled = rp_settle(graph); /* what the refresh queued still runs */
+        (void)settled;
+        return status;
+    }
     uint32_t reader = graph->active;
-    if (reader != RP_NO_SLOT && !graph->untracked_depth && (status = rp_link_slow(graph, slot, reader))) return status;
+    if (reader != RP_NO_SLOT && !graph->untracked_depth) {
+        if ((status = rp_link_slow(graph, slot, reader))) return status;
+        /* Still stale after its compute (it wrote what it read, or a node it
+         * read was disposed): the reader got an out-of-date value and must
+         * re-validate, and being marked keeps "stale implies readers marked". */
+        rp_node_rec_t *reader_rec = graph->active_rec;
+        if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) {
+            reader_rec->flags |= RP_F_PENDING;
+            queue_if_effect(graph, reader, reader_rec);
+        }
+    }
     return rp_settle(graph);
 }
 

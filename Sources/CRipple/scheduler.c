@@ -45,8 +45,31 @@ static rp_queued_t heap_pop(rp_graph_t *graph) {
     return first;
 }
 
+/* Drops entries of effects freed while queued (their order no longer matches),
+ * so that both parts again hold at most one entry per live effect. */
+static void drop_freed_entries(rp_graph_t *graph) {
+    size_t kept = 0;
+    for (size_t i = graph->ordered_head; i < graph->ordered_count; i++) {
+        rp_queued_t entry = graph->ordered[i];
+        if (rp_rec(graph, entry.slot)->order == entry.order) graph->ordered[kept++] = entry;
+    }
+    graph->ordered_head = 0;
+    graph->ordered_count = kept;
+    kept = 0;
+    for (size_t i = 0; i < graph->heap_count; i++) {
+        rp_queued_t entry = graph->heap[i];
+        if (rp_rec(graph, entry.slot)->order == entry.order) graph->heap[kept++] = entry;
+    }
+    graph->heap_count = 0;
+    for (size_t i = 0; i < kept; i++) heap_push(graph, graph->heap[i]);
+}
+
 void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (graph->heap_count == graph->heap_capacity ||
+        (graph->ordered_count == graph->ordered_capacity && graph->ordered_head == 0)) {
+        drop_freed_entries(graph);
+    }
     rec->flags |= RP_F_QUEUED;
     rp_queued_t entry = {rec->order, slot};
     /* Both parts have room for every live effect (reserved at creation), and an
@@ -115,12 +138,29 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         bool run = (rec->flags & RP_F_DIRTY) != 0;
         if (!run && (rec->flags & RP_F_PENDING)) {
             rp_status_t status = rp_refresh_effect(graph, entry.slot, &run);
-            if (status && result == RP_OK) result = status;
+            if (status) {
+                /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
+                if (rec->order == entry.order) rp_enqueue(graph, entry.slot);
+                result = status;
+                break;
+            }
         }
-        if (!run) continue;
         if (rec->flush_id != graph->flush_id) {
             rec->flush_id = graph->flush_id;
             rec->flush_runs = 0;
+        }
+        if (!run) {
+            /* A compute wrote while the walk checked it: it stays PENDING and
+             * checks again later in this flush (counted, so it cannot spin). */
+            if ((rec->flags & RP_F_PENDING) && rec->order == entry.order) {
+                if (rec->flush_runs >= graph->settle_bound) {
+                    result = stop_loop(graph, entry.slot);
+                    break;
+                }
+                rec->flush_runs++;
+                rp_enqueue(graph, entry.slot);
+            }
+            continue;
         }
         if (rec->flush_runs >= graph->settle_bound) {
             result = stop_loop(graph, entry.slot);

@@ -1,0 +1,712 @@
+/*
+ * bad_input.c: every public function of ripple.h given what a careless or
+ * hostile caller can give it, each answered with its documented status and
+ * none crashing:
+ *
+ *   - NULL for every pointer parameter (through volatile pointers, so the
+ *     compiler does not warn about the NULL it can see);
+ *   - RP_NODE_NONE, stale handles (disposed, slot reused), handles of another
+ *     graph and of a destroyed one, forged slots and generations;
+ *   - kinds out of range, kinds whose callback is missing, calls a node's kind
+ *     does not support, ends without a begin;
+ *   - reentrant calls from inside each callback that may call back in
+ *     (compute, run, unwatched; commit, watched and release must not), in
+ *     every context that triggers it (a top-level read, a nested compute, a
+ *     flush, a creation, a disposal): destroying the graph (RP_EBUSY),
+ *     unbalanced ends (RP_ESTATE), reading an effect (RP_EKIND) or itself,
+ *     running an effect or itself (RP_EBUSY), disposing itself or its input,
+ *     creating an effect, writing a source, asking what is tracked;
+ *   - a runaway effect (RP_ELOOP), cycles (RP_ECYCLE), a compute that fails.
+ *
+ * After each case: _rp_graph_check holds, the graph still works (a batch
+ * balances, a write runs its effect), and destroying it releases every node
+ * once and frees every byte. Each reentrancy case runs in a child process so
+ * that a crash is reported as that case's failure and the others still run
+ * (`--no-fork` runs them in-process, for a debugger).
+ *
+ * Built with the engine's sources and Tests/CRegressions/testhost.h under
+ * ASan and UBSan by scripts/sanitize. Prints `N passed, N failed`.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "testhost.h"
+
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* NULLs the compiler cannot see through. */
+static rp_graph_t *volatile null_graph;
+static const rp_graph_config_t *volatile null_config;
+static rp_graph_t **volatile null_graph_out;
+static rp_graph_stats_t *volatile null_stats;
+static rp_node_t *volatile null_nodes;
+static size_t *volatile null_count;
+static char *volatile null_message;
+static rp_node_t *volatile null_node_out;
+static rp_kind_t *volatile null_kind_out;
+static void **volatile null_data_out;
+
+/* Checks a graph after a refused call: consistent and unchanged in size. */
+static void expect_intact(th_world_t *w, size_t nodes, size_t edges)
+{
+    th_check(w);
+    rp_graph_stats_t s = th_stats(w);
+    CHECK_EQ(s.live_nodes, nodes);
+    CHECK_EQ(s.live_edges, edges);
+}
+
+/* --------------------------------------------------------- NULL arguments */
+
+static void null_pointers_are_invalid(void)
+{
+    harness_begin("null_pointers_are_invalid");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, s, NULL);
+    CHECK_EQ(th_read(&w, c), 1);
+    rp_graph_t *g = w.g;
+    rp_node_t nodes[4];
+    size_t count = 77;
+    char message[64] = "untouched";
+
+    rp_graph_t *out = (rp_graph_t *)&w; /* a sentinel: must stay as it is */
+    CHECK_ST(rp_graph_create(null_config, &out), RP_EINVAL);
+    CHECK_ST(rp_graph_create(&w.config, null_graph_out), RP_EINVAL);
+    CHECK(out == (rp_graph_t *)&w);
+    rp_allocator_t no_alloc = {.alloc = NULL, .free = th_free_fn, .context = &w.alloc};
+    rp_allocator_t no_free = {.alloc = th_alloc_fn, .free = NULL, .context = &w.alloc};
+    rp_graph_config_t config = w.config;
+    config.allocator = &no_alloc;
+    CHECK_ST(rp_graph_create(&config, &out), RP_EINVAL);
+    config.allocator = &no_free;
+    CHECK_ST(rp_graph_create(&config, &out), RP_EINVAL);
+    CHECK(out == (rp_graph_t *)&w);
+
+    CHECK_ST(rp_graph_destroy(null_graph), RP_OK);
+    CHECK_ST(rp_graph_stats(null_graph, &(rp_graph_stats_t){0}), RP_EINVAL);
+    CHECK_ST(rp_graph_stats(g, null_stats), RP_EINVAL);
+    CHECK_ST(rp_graph_diagnostic(null_graph, nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_graph_diagnostic(g, null_nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_graph_diagnostic(g, nodes, 4, null_count), RP_EINVAL);
+    CHECK_EQ(count, 77);
+    CHECK_ST(rp_graph_diagnostic(g, null_nodes, 0, &count), RP_OK);
+    CHECK_EQ(count, 0);
+    CHECK_ST(_rp_graph_check(null_graph, message, sizeof message), RP_EINVAL);
+    CHECK_ST(_rp_graph_check(g, null_message, 64), RP_OK);
+    CHECK_ST(_rp_graph_check(g, message, 0), RP_OK);
+    CHECK_STR(message, "untouched");
+
+    rp_node_t node = TH_UNWRITTEN;
+    CHECK_ST(rp_node_create(null_graph, RP_KIND_SOURCE, NULL, &node), RP_EINVAL);
+    CHECK_ST(rp_node_create(g, RP_KIND_SOURCE, NULL, null_node_out), RP_EINVAL);
+    CHECK_ST(rp_node_create(g, RP_KIND_EFFECT, NULL, null_node_out), RP_EINVAL);
+    CHECK_NODE(node, TH_UNWRITTEN);
+    CHECK_ST(rp_node_dispose(null_graph, s->h), RP_EINVAL);
+    rp_kind_t kind = (rp_kind_t)7;
+    void *data = &kind;
+    CHECK_ST(rp_node_kind(null_graph, s->h, &kind), RP_EINVAL);
+    CHECK_ST(rp_node_kind(g, s->h, null_kind_out), RP_EINVAL);
+    CHECK_ST(rp_node_data(null_graph, s->h, &data), RP_EINVAL);
+    CHECK_ST(rp_node_data(g, s->h, null_data_out), RP_EINVAL);
+    CHECK_EQ(kind, 7);
+    CHECK(data == &kind);
+    count = 77;
+    CHECK_ST(rp_node_dependencies(null_graph, c->h, nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_node_dependencies(g, c->h, null_nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_node_dependencies(g, c->h, nodes, 4, null_count), RP_EINVAL);
+    CHECK_ST(rp_node_subscribers(null_graph, s->h, nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_node_subscribers(g, s->h, null_nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_node_subscribers(g, s->h, nodes, 4, null_count), RP_EINVAL);
+    CHECK_EQ(count, 77);
+    CHECK_ST(rp_node_dependencies(g, c->h, null_nodes, 0, &count), RP_OK);
+    CHECK_EQ(count, 1);
+    CHECK_ST(rp_node_subscribers(g, s->h, null_nodes, 0, &count), RP_OK);
+    CHECK_EQ(count, 1);
+    CHECK_ST(rp_node_read(null_graph, s->h), RP_EINVAL);
+    CHECK_ST(rp_source_set(null_graph, s->h), RP_EINVAL);
+    CHECK_ST(rp_effect_run(null_graph, s->h), RP_EINVAL);
+    CHECK_ST(rp_batch_begin(null_graph), RP_EINVAL);
+    CHECK_ST(rp_batch_end(null_graph), RP_EINVAL);
+    CHECK_ST(rp_untracked_begin(null_graph), RP_EINVAL);
+    CHECK_ST(rp_untracked_end(null_graph), RP_EINVAL);
+    CHECK_ST(rp_graph_tracking(null_graph, &node), RP_EINVAL);
+    CHECK_ST(rp_graph_tracking(g, null_node_out), RP_EINVAL);
+    CHECK_NODE(node, TH_UNWRITTEN);
+
+    expect_intact(&w, 2, 1);
+    CHECK_EQ(c->computes, 1);
+    th_done(&w);
+}
+
+static void version_and_status_strings(void)
+{
+    harness_begin("version_and_status_strings");
+    CHECK_EQ(rp_version_number(), RP_VERSION_NUMBER);
+    for (int status = RP_OK; status <= RP_ECORRUPT; status++) {
+        const char *text = rp_status_string((rp_status_t)status);
+        CHECK(text != NULL && strncmp(text, "RP_", 3) == 0 && strncmp(text, "RP_?", 4) != 0);
+    }
+    /* Values outside the enum, as a caller casting an int could pass. */
+    static const int unknown[] = {-1, RP_ECORRUPT + 1, 1000, INT_MAX, INT_MIN};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        rp_status_t status;
+        int value = unknown[i];
+        memcpy(&status, &value, sizeof status);
+        CHECK_STR(rp_status_string(status), "RP_?: unknown status");
+    }
+}
+
+/* ---------------------------------------------------------- bad handles */
+
+/* Every call that takes a node handle, as one signature. Out-parameters must
+ * stay unwritten when the call fails. */
+typedef rp_status_t (*handle_call_t)(rp_graph_t *g, rp_node_t node);
+
+static rp_status_t call_dispose(rp_graph_t *g, rp_node_t node) { return rp_node_dispose(g, node); }
+static rp_status_t call_read(rp_graph_t *g, rp_node_t node) { return rp_node_read(g, node); }
+static rp_status_t call_set(rp_graph_t *g, rp_node_t node) { return rp_source_set(g, node); }
+static rp_status_t call_run(rp_graph_t *g, rp_node_t node) { return rp_effect_run(g, node); }
+
+static rp_status_t call_kind(rp_graph_t *g, rp_node_t node)
+{
+    rp_kind_t kind = (rp_kind_t)7;
+    rp_status_t status = rp_node_kind(g, node, &kind);
+    if (status != RP_OK) CHECK_EQ(kind, 7);
+    return status;
+}
+
+static rp_status_t call_data(rp_graph_t *g, rp_node_t node)
+{
+    void *data = &data;
+    rp_status_t status = rp_node_data(g, node, &data);
+    if (status != RP_OK) CHECK(data == &data);
+    return status;
+}
+
+static rp_status_t call_edges(rp_graph_t *g, rp_node_t node, bool deps)
+{
+    rp_node_t nodes[2] = {TH_UNWRITTEN, TH_UNWRITTEN};
+    size_t count = 77;
+    rp_status_t status = deps ? rp_node_dependencies(g, node, nodes, 2, &count)
+                              : rp_node_subscribers(g, node, nodes, 2, &count);
+    if (status != RP_OK) CHECK(count == 77 && harness_same(nodes[0], TH_UNWRITTEN));
+    return status;
+}
+
+static rp_status_t call_deps(rp_graph_t *g, rp_node_t node) { return call_edges(g, node, true); }
+static rp_status_t call_subs(rp_graph_t *g, rp_node_t node) { return call_edges(g, node, false); }
+
+static const struct {
+    const char *name;
+    handle_call_t call;
+} handle_calls[] = {
+    {"rp_node_dispose", call_dispose},      {"rp_node_kind", call_kind},
+    {"rp_node_data", call_data},            {"rp_node_dependencies", call_deps},
+    {"rp_node_subscribers", call_subs},     {"rp_node_read", call_read},
+    {"rp_source_set", call_set},            {"rp_effect_run", call_run},
+};
+
+static void bad_handles_are_refused(void)
+{
+    harness_begin("bad_handles_are_refused");
+    th_world_t w, other, gone;
+    th_init(&w, 16, 0);
+    th_init(&other, 16, 0);
+    th_init(&gone, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, s, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, c, NULL);
+    /* Stale handles of each kind: disposed, and one whose slot was reused. */
+    th_node_t *ds = th_source(&w, "ds", 1);
+    th_node_t *dc = th_computed(&w, "dc", th_sum, 0, s, NULL);
+    th_node_t *de = th_effect(&w, "de", th_sum, 0, s, NULL);
+    rp_node_t stale[3] = {ds->h, dc->h, de->h};
+    CHECK_ST(th_dispose(&w, ds), RP_OK);
+    CHECK_ST(th_dispose(&w, dc), RP_OK);
+    CHECK_ST(th_dispose(&w, de), RP_OK);
+    th_node_t *reuse = th_source(&w, "reuse", 3);
+    CHECK(reuse->h.slot == stale[2].slot || reuse->h.slot == stale[1].slot || reuse->h.slot == stale[0].slot);
+    th_node_t *foreign = th_source(&other, "foreign", 1);
+    th_node_t *lost = th_source(&gone, "lost", 1);
+    rp_node_t lost_handle = lost->h;
+    th_done(&gone);
+
+    uint32_t tag = s->h.graph_tag;
+    struct {
+        const char *what;
+        rp_node_t node;
+        rp_status_t want;
+    } cases[] = {
+        {"RP_NODE_NONE", RP_NODE_NONE, RP_EINVAL},
+        {"disposed source", stale[0], RP_ESTALE},
+        {"disposed computed", stale[1], RP_ESTALE},
+        {"disposed effect", stale[2], RP_ESTALE},
+        {"another graph's node", foreign->h, RP_EFOREIGN},
+        {"a destroyed graph's node", lost_handle, RP_EFOREIGN},
+        {"a slot never handed out", {1000000, 1, tag}, RP_EINVAL},
+        {"the last slot number", {UINT32_MAX, 1, tag}, RP_EINVAL},
+        {"generation 0 of a live slot", {s->h.slot, 0, tag}, RP_EINVAL},
+        {"a future generation of a live slot", {s->h.slot, s->h.generation + 1, tag}, RP_ESTALE},
+        {"a live slot with the none tag", {s->h.slot, s->h.generation, 0}, RP_EFOREIGN},
+        {"a live slot with another tag", {s->h.slot, s->h.generation, tag + 1}, RP_EFOREIGN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t j = 0; j < sizeof handle_calls / sizeof handle_calls[0]; j++) {
+            rp_status_t got = handle_calls[j].call(w.g, cases[i].node);
+            if (got != cases[i].want) {
+                harness_report(false, __FILE__, __LINE__, "bad handle status");
+                fprintf(stderr, "    %s(%s): got %s, want %s\n", handle_calls[j].name, cases[i].what,
+                        rp_status_string(got), rp_status_string(cases[i].want));
+            } else {
+                harness_report(true, __FILE__, __LINE__, "bad handle status");
+            }
+        }
+    }
+    /* Nothing changed, nothing ran. */
+    expect_intact(&w, 4, 2);
+    CHECK_EQ(c->computes, 1);
+    CHECK_EQ(e->runs, 1);
+    CHECK_ST(call_kind(w.g, reuse->h), RP_OK);
+    th_done(&other);
+    th_done(&w);
+}
+
+/* ------------------------------------------------------------ bad kinds */
+
+static void kinds_are_checked(void)
+{
+    harness_begin("kinds_are_checked");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, s, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, c, NULL);
+    CHECK_ST(rp_source_set(w.g, c->h), RP_EKIND);
+    CHECK_ST(rp_source_set(w.g, e->h), RP_EKIND);
+    CHECK_ST(rp_node_read(w.g, e->h), RP_EKIND);
+    CHECK_ST(rp_effect_run(w.g, s->h), RP_EKIND);
+    CHECK_ST(rp_effect_run(w.g, c->h), RP_EKIND);
+    static const int kinds[] = {3, 4, 255, 1000, INT_MAX, -1, INT_MIN};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        rp_kind_t kind;
+        int value = kinds[i];
+        memcpy(&kind, &value, sizeof kind);
+        rp_node_t node = TH_UNWRITTEN;
+        CHECK_ST(rp_node_create(w.g, kind, NULL, &node), RP_EINVAL);
+        CHECK_NODE(node, TH_UNWRITTEN);
+    }
+    expect_intact(&w, 3, 2);
+    CHECK_EQ(c->computes, 1);
+    CHECK_EQ(e->runs, 1);
+    th_done(&w);
+
+    /* A graph without compute or run callbacks holds sources only. */
+    th_setup(&w, 16, 0);
+    w.config.callbacks.compute = NULL;
+    w.config.callbacks.run = NULL;
+    th_open(&w);
+    rp_node_t node = TH_UNWRITTEN;
+    CHECK_ST(rp_node_create(w.g, RP_KIND_COMPUTED, NULL, &node), RP_EINVAL);
+    CHECK_ST(rp_node_create(w.g, RP_KIND_EFFECT, NULL, &node), RP_EINVAL);
+    CHECK_NODE(node, TH_UNWRITTEN);
+    s = th_source(&w, "s", 1);
+    CHECK_ST(th_write(&w, s, 2), RP_OK);
+    CHECK_ST(rp_node_read(w.g, s->h), RP_OK);
+    expect_intact(&w, 1, 0);
+    th_done(&w);
+}
+
+static void ends_without_begins(void)
+{
+    harness_begin("ends_without_begins");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, s, NULL);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_untracked_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(th_write(&w, s, 2), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 1);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 2);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_untracked_begin(w.g), RP_OK);
+    CHECK_ST(rp_untracked_end(w.g), RP_OK);
+    CHECK_ST(rp_untracked_end(w.g), RP_ESTATE);
+    rp_node_t tracked = TH_UNWRITTEN;
+    CHECK_ST(rp_graph_tracking(w.g, &tracked), RP_OK);
+    CHECK_NODE(tracked, RP_NODE_NONE);
+    /* A write still runs the effect at once: no batch was left open. */
+    CHECK_ST(th_write(&w, s, 3), RP_OK);
+    CHECK_EQ(e->runs, 3);
+    expect_intact(&w, 2, 1);
+    th_done(&w);
+}
+
+/* -------------------------------------------- runaway effects and cycles */
+
+static long increment_own_input(th_world_t *w, th_node_t *self)
+{
+    long v = th_read(w, self->in[0]);
+    th_write(w, self->in[0], v + 1);
+    return v;
+}
+
+static long read_self(th_world_t *w, th_node_t *self)
+{
+    return th_read(w, self) + 1;
+}
+
+static void loops_and_cycles_are_reported(void)
+{
+    harness_begin("loops_and_cycles_are_reported");
+    th_world_t w;
+    th_init(&w, 16, 3);
+    th_node_t *s = th_source(&w, "s", 0);
+    th_node_t *calm = th_effect(&w, "calm", th_sum, 0, s, NULL);
+    /* An effect that writes what it reads never settles: RP_ELOOP, with the
+     * handle written all the same, and the graph left consistent. `calm`
+     * reads what `loop` writes, so it reaches the bound as well: the
+     * diagnostic names both, in creation order. */
+    th_node_t *loop = th_prepare(&w, "loop", RP_KIND_EFFECT, increment_own_input, 0, s, NULL);
+    CHECK_ST(th_create(&w, loop), RP_ELOOP);
+    CHECK(loop->created);
+    CHECK_EQ(loop->runs, 4); /* the creation run, then the bound of 3 */
+    rp_node_t named[4];
+    size_t count = 0;
+    CHECK_ST(rp_graph_diagnostic(w.g, named, 4, &count), RP_OK);
+    CHECK_EQ(count, 2);
+    CHECK_NODE(named[0], calm->h);
+    CHECK_NODE(named[1], loop->h);
+    th_check(&w);
+    /* Without the runaway effect, the next write runs `calm` again. */
+    CHECK_ST(th_dispose(&w, loop), RP_OK);
+    unsigned runs = calm->runs;
+    CHECK_ST(th_write(&w, s, 100), RP_OK);
+    CHECK_EQ(calm->runs, runs + 1);
+    CHECK_EQ(calm->value, 100);
+
+    th_node_t *me = th_computed(&w, "me", read_self, 0, NULL, NULL);
+    rp_status_t status;
+    th_get(&w, me, &status);
+    CHECK_ST(status, RP_ECYCLE);
+    CHECK_ST(rp_graph_diagnostic(w.g, named, 4, &count), RP_OK);
+    CHECK_EQ(count, 1);
+    CHECK_NODE(named[0], me->h);
+    th_check(&w);
+
+    /* A compute that fails: the read returns its status, the node stays dirty
+     * and computes again on the next read. */
+    th_node_t *flaky = th_computed(&w, "flaky", th_sum, 0, s, NULL);
+    flaky->inject = RP_ENOMEM;
+    th_get(&w, flaky, &status);
+    CHECK_ST(status, RP_ENOMEM);
+    th_check(&w);
+    flaky->inject = RP_OK;
+    CHECK_EQ(th_get(&w, flaky, &status), 100);
+    CHECK_ST(status, RP_OK);
+    CHECK_EQ(flaky->computes, 2);
+    th_done(&w);
+}
+
+/* ------------------------------------------------------------ reentrancy */
+
+typedef enum action {
+    ACT_DESTROY,       /* rp_graph_destroy: RP_EBUSY */
+    ACT_BATCH_END,     /* rp_batch_end without a begin of its own: RP_ESTATE */
+    ACT_UNTRACKED_END, /* rp_untracked_end without a begin: RP_ESTATE */
+    ACT_TRACKING,      /* rp_graph_tracking: the running body, or none */
+    ACT_READ_EFFECT,   /* rp_node_read of an effect: RP_EKIND */
+    ACT_READ_SELF,     /* rp_node_read of the node whose callback this is */
+    ACT_DISPOSE_SELF,  /* rp_node_dispose of it: RP_OK, stale at once */
+    ACT_DISPOSE_OTHER, /* rp_node_dispose of a node it is linked to: RP_OK */
+    ACT_CREATE_EFFECT, /* rp_node_create of an effect reading `s`: RP_OK */
+    ACT_WRITE,         /* rp_source_set of `t` (a side write): RP_OK */
+    ACT_RUN_OTHER,     /* rp_effect_run of the effect `x`: RP_OK */
+    ACT_RUN_SELF,      /* rp_effect_run of itself: RP_EBUSY (an effect), RP_EKIND */
+    ACTIONS
+} action_t;
+
+static const char *const action_names[] = {
+    "destroy", "batch_end", "untracked_end", "tracking", "read_effect", "read_self",
+    "dispose_self", "dispose_other", "create_effect", "write", "run_other", "run_self",
+};
+
+typedef enum site { SITE_BODY, SITE_UNWATCHED } site_t;
+
+typedef enum context {
+    CTX_COMPUTE_TOP,       /* c's first compute, from a top-level read */
+    CTX_COMPUTE_NESTED,    /* c computed from the compute of p, which reads it */
+    CTX_COMPUTE_FLUSH,     /* c recomputed while a flush re-validates effect e */
+    CTX_RUN_CREATE,        /* e's first run, inside rp_node_create */
+    CTX_RUN_FLUSH,         /* e's run in the flush of a write */
+    CTX_RUN_EXPLICIT,      /* e's run by rp_effect_run */
+    CTX_UNWATCHED_DISPOSE, /* c unwatched after its only reader is disposed */
+    CTX_UNWATCHED_FLUSH,   /* c unwatched after e stops reading it */
+    CONTEXTS
+} context_t;
+
+static const char *const context_names[] = {
+    "compute_top", "compute_nested", "compute_flush", "run_create",
+    "run_flush", "run_explicit", "unwatched_dispose", "unwatched_flush",
+};
+
+/* The case being run: which node's callback acts, and what it saw. */
+static struct probe {
+    action_t action;
+    site_t site;
+    th_node_t *node;              /* whose callback acts */
+    th_node_t *s, *t, *c, *e, *x; /* the case's nodes */
+    rp_node_t expect_tracking;
+    bool armed, fired;
+    rp_status_t result; /* what the action's call returned */
+    rp_status_t after;  /* dispose_self: rp_node_kind of the handle right after */
+    rp_node_t tracked;
+} probe;
+
+static void act(th_world_t *w, th_node_t *self)
+{
+    rp_graph_t *g = w->g;
+    rp_kind_t kind;
+    probe.fired = true;
+    switch (probe.action) {
+    case ACT_DESTROY: probe.result = rp_graph_destroy(g); break;
+    case ACT_BATCH_END: probe.result = rp_batch_end(g); break;
+    case ACT_UNTRACKED_END: probe.result = rp_untracked_end(g); break;
+    case ACT_TRACKING: probe.result = rp_graph_tracking(g, &probe.tracked); break;
+    case ACT_READ_EFFECT: probe.result = rp_node_read(g, probe.x->h); break;
+    case ACT_READ_SELF: probe.result = rp_node_read(g, self->h); break;
+    case ACT_DISPOSE_SELF:
+        probe.result = rp_node_dispose(g, self->h);
+        probe.after = rp_node_kind(g, self->h, &kind);
+        break;
+    case ACT_DISPOSE_OTHER: probe.result = rp_node_dispose(g, probe.s->h); break; /* its input */
+    case ACT_CREATE_EFFECT: {
+        th_node_t *made = th_prepare(w, "made", RP_KIND_EFFECT, th_sum, 0, probe.s, NULL);
+        probe.result = th_create(w, made);
+        break;
+    }
+    case ACT_WRITE: probe.result = th_write(w, probe.t, probe.t->pending + 5); break;
+    case ACT_RUN_OTHER: probe.result = rp_effect_run(g, probe.x->h); break;
+    case ACT_RUN_SELF: probe.result = rp_effect_run(g, self->h); break;
+    case ACTIONS: break;
+    }
+}
+
+static void maybe_act(th_world_t *w, th_node_t *self, site_t site)
+{
+    if (probe.armed && !probe.fired && probe.node == self && probe.site == site) act(w, self);
+}
+
+/* A body that reads in[0], lets the probe act, then reads in[1]: so the
+ * action happens with the run half done. */
+static long acting_sum(th_world_t *w, th_node_t *self)
+{
+    long v = self->in[0] ? th_read(w, self->in[0]) : 0;
+    maybe_act(w, self, SITE_BODY);
+    return v + (self->in[1] ? th_read(w, self->in[1]) : 0);
+}
+
+static void acting_unwatched(th_world_t *w, th_node_t *n)
+{
+    maybe_act(w, n, SITE_UNWATCHED);
+}
+
+static void arm(th_node_t *node, site_t site)
+{
+    probe.node = node;
+    probe.site = site;
+    probe.armed = true;
+}
+
+static rp_status_t expected_result(context_t context)
+{
+    switch (probe.action) {
+    case ACT_DESTROY: return RP_EBUSY;
+    case ACT_BATCH_END:
+    case ACT_UNTRACKED_END: return RP_ESTATE;
+    case ACT_READ_EFFECT: return RP_EKIND;
+    case ACT_READ_SELF:
+        if (context <= CTX_COMPUTE_FLUSH) return RP_ECYCLE; /* a computed reading itself */
+        if (context <= CTX_RUN_EXPLICIT) return RP_EKIND;   /* an effect */
+        return RP_OK;                                       /* a computed in its unwatched */
+    case ACT_RUN_SELF:
+        return context >= CTX_RUN_CREATE && context <= CTX_RUN_EXPLICIT ? RP_EBUSY : RP_EKIND;
+    default: return RP_OK;
+    }
+}
+
+static void reentrant_case(context_t context, action_t action)
+{
+    th_world_t w;
+    th_setup(&w, 16, 0);
+    w.on_unwatched = acting_unwatched;
+    th_open(&w);
+    memset(&probe, 0, sizeof probe);
+    probe.action = action;
+    probe.result = RP_ECORRUPT; /* no call made */
+    probe.after = RP_ECORRUPT;
+    probe.s = th_source(&w, "s", 1);
+    probe.t = th_source(&w, "t", 10);
+    probe.x = th_effect(&w, "x", NULL, 0, NULL, NULL);
+    probe.c = th_computed(&w, "c", acting_sum, 0, probe.s, probe.t);
+    th_node_t *s = probe.s, *c = probe.c;
+    rp_status_t status = RP_OK;
+    switch (context) {
+    case CTX_COMPUTE_TOP:
+        arm(c, SITE_BODY);
+        th_get(&w, c, &status);
+        break;
+    case CTX_COMPUTE_NESTED: {
+        th_node_t *p = th_computed(&w, "p", th_sum, 0, c, NULL);
+        arm(c, SITE_BODY);
+        th_get(&w, p, &status);
+        break;
+    }
+    case CTX_COMPUTE_FLUSH:
+        probe.e = th_effect(&w, "e", th_sum, 0, c, NULL);
+        arm(c, SITE_BODY);
+        status = th_write(&w, s, 2);
+        break;
+    case CTX_RUN_CREATE:
+        probe.e = th_prepare(&w, "e", RP_KIND_EFFECT, acting_sum, 0, s, probe.t);
+        arm(probe.e, SITE_BODY);
+        status = th_create(&w, probe.e);
+        probe.expect_tracking = probe.e->h; /* written by the first run */
+        break;
+    case CTX_RUN_FLUSH:
+        probe.e = th_effect(&w, "e", acting_sum, 0, s, probe.t);
+        arm(probe.e, SITE_BODY);
+        status = th_write(&w, s, 2);
+        break;
+    case CTX_RUN_EXPLICIT:
+        probe.e = th_effect(&w, "e", acting_sum, 0, s, probe.t);
+        arm(probe.e, SITE_BODY);
+        status = rp_effect_run(w.g, probe.e->h);
+        break;
+    case CTX_UNWATCHED_DISPOSE:
+        probe.e = th_effect(&w, "e", th_sum, 0, c, NULL);
+        arm(c, SITE_UNWATCHED);
+        status = th_dispose(&w, probe.e);
+        break;
+    case CTX_UNWATCHED_FLUSH:
+        probe.e = th_prepare(&w, "e", RP_KIND_EFFECT, th_pick, 0, s, c);
+        probe.e->in[2] = probe.t;
+        CHECK_ST(th_create(&w, probe.e), RP_OK);
+        arm(c, SITE_UNWATCHED);
+        status = th_write(&w, s, 0);
+        break;
+    case CONTEXTS: return;
+    }
+    if (probe.site == SITE_BODY && context != CTX_RUN_CREATE) probe.expect_tracking = probe.node->h;
+
+    CHECK(probe.fired);
+    CHECK_ST(probe.result, expected_result(context));
+    if (action == ACT_TRACKING) CHECK_NODE(probe.tracked, probe.expect_tracking);
+    if (action == ACT_DISPOSE_SELF) CHECK_ST(probe.after, RP_ESTALE);
+    /* The call that triggered the callback: it may report that the node it
+     * read was disposed meanwhile, or the cycle the body met; nothing else. */
+    if (action == ACT_DISPOSE_SELF || action == ACT_DISPOSE_OTHER) {
+        CHECK(status == RP_OK || status == RP_ESTALE);
+    } else {
+        CHECK_ST(status, RP_OK);
+    }
+
+    /* The graph is consistent, balanced and working. */
+    th_check(&w);
+    rp_node_t tracked = TH_UNWRITTEN;
+    CHECK_ST(rp_graph_tracking(w.g, &tracked), RP_OK);
+    CHECK_NODE(tracked, RP_NODE_NONE);
+    CHECK_ST(rp_untracked_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    th_node_t *u = th_source(&w, "u", 1);
+    th_node_t *f = th_effect(&w, "f", th_sum, 0, u, NULL);
+    CHECK_ST(th_write(&w, u, 2), RP_OK);
+    CHECK_EQ(f->runs, 2);
+    CHECK_EQ(f->value, 2);
+    th_done(&w);
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static bool no_fork;
+
+/* Runs one case in a child process, so that a crash fails that case only.
+ * The child sends its pass and fail counts back through a pipe. */
+static void isolated(const char *name, void (*run)(context_t, action_t), context_t context, action_t action)
+{
+    char scenario[96];
+    snprintf(scenario, sizeof scenario, "%s", name);
+    if (no_fork) {
+        harness_begin(scenario);
+        run(context, action);
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    int channel[2];
+    if (pipe(channel) != 0) {
+        perror("pipe");
+        exit(2);
+    }
+    pid_t child = fork();
+    if (child < 0) {
+        perror("fork");
+        exit(2);
+    }
+    if (child == 0) {
+        close(channel[0]);
+        harness_passed = harness_failed = 0;
+        harness_begin(scenario);
+        run(context, action);
+        unsigned counts[2] = {harness_passed, harness_failed};
+        if (write(channel[1], counts, sizeof counts) != (ssize_t)sizeof counts) _exit(3);
+        close(channel[1]);
+        fflush(stdout);
+        fflush(stderr);
+        exit(harness_failed ? 1 : 0); /* exit, not _exit: the leak checker runs at exit */
+    }
+    close(channel[1]);
+    unsigned counts[2] = {0, 0};
+    ssize_t got = read(channel[0], counts, sizeof counts);
+    close(channel[0]);
+    int wait_status = 0;
+    waitpid(child, &wait_status, 0);
+    harness_passed += counts[0];
+    harness_failed += counts[1];
+    bool clean_exit = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == (counts[1] ? 1 : 0);
+    if (got != (ssize_t)sizeof counts || !clean_exit) {
+        harness_failed++;
+        if (WIFSIGNALED(wait_status)) {
+            fprintf(stderr, "[%s] crashed: signal %d\n", scenario, WTERMSIG(wait_status));
+        } else {
+            fprintf(stderr, "[%s] did not finish cleanly: exit status %d\n", scenario, WEXITSTATUS(wait_status));
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    no_fork = argc > 1 && strcmp(argv[1], "--no-fork") == 0;
+    version_and_status_strings();
+    null_pointers_are_invalid();
+    bad_handles_are_refused();
+    kinds_are_checked();
+    ends_without_begins();
+    loops_and_cycles_are_reported();
+    for (int context = 0; context < CONTEXTS; context++) {
+        for (int action = 0; action < ACTIONS; action++) {
+            char name[96];
+            snprintf(name, sizeof name, "reentrant %s from %s", action_names[action], context_names[context]);
+            isolated(name, reentrant_case, (context_t)context, (action_t)action);
+        }
+    }
+    return harness_finish();
+}

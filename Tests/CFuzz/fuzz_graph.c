@@ -1,0 +1,882 @@
+/*
+ * fuzz_graph.c: a differential fuzzer for the engine (libFuzzer).
+ *
+ * The input bytes are a program of operations on one graph: create sources,
+ * computeds and effects; write sources (writing back to the committed value
+ * too); read nodes; open and close batches; dispose nodes. A computed or an
+ * effect reads a selector node, then one of two sets of nodes depending on
+ * the selector's parity (so what it reads changes from run to run), and
+ * reduces the sum modulo 5 (so equal results, which stop propagation, are
+ * common). Reading a disposed node gives RP_ESTALE and counts as 0.
+ *
+ * The first byte turns on callbacks that change the graph while it works, and
+ * failures (the environment variable FUZZ_GRAPH_MODES, a mask, keeps only
+ * some; FUZZ_GRAPH_TRACE=1 prints every operation and callback, to triage):
+ *   1  effects write a source created after them (so effects re-trigger
+ *      later effects of the same flush, and never loop);
+ *   2  computeds write such a source (side writes during reads);
+ *   4  a compute or a run disposes a node (itself, or one created before it)
+ *      half-way through its body;
+ *   8  some computeds fail every second or third compute (RP_ENOMEM, after
+ *      reading their selector); the host retries as the contract says: a
+ *      failed read is read again, an effect whose run met a failure is run
+ *      again (rp_effect_run), and effects left queued by a failed flush run
+ *      at the next flush (an empty batch).
+ *
+ * Beside the graph, the harness keeps a naive model: every value recomputed
+ * from scratch from the written values. After every operation it checks:
+ *
+ *   - every value a read returns, and every value a compute or an effect run
+ *     sees while it runs, equals the model's (no stale or mixed values);
+ *   - no node computes, and no effect runs, twice in one operation; effects
+ *     of one flush run in creation order; in a batch, writes run no effect
+ *     (without side writes, disposals from callbacks and failures, which may
+ *     legitimately invalidate a node again within the operation);
+ *   - a computed recomputes, and an effect re-runs, only when something it
+ *     read last time changed (its commit or compute reported a change) or was
+ *     disposed, or its last attempt failed: nothing runs whose inputs did
+ *     not change;
+ *   - outside batches every effect is up to date: what its last run read, and
+ *     the values it saw, are what the model says it reads now;
+ *   - each node's dependencies are what its last run read, in read order;
+ *     `watched`/`unwatched` are balanced with having subscribers;
+ *   - _rp_graph_check is clean; at the end, destroying the graph releases
+ *     every node once and frees every byte it allocated.
+ *
+ * A failed check prints what went wrong and aborts, so libFuzzer keeps the
+ * input. Built by scripts/fuzz:
+ *   clang -fsanitize=fuzzer,address,undefined ...          (libFuzzer)
+ *   cc -DFUZZ_MAIN ...  then  fuzz_graph FILE|DIR...        (replays inputs)
+ */
+#ifdef FUZZ_MAIN
+#define _POSIX_C_SOURCE 200809L /* the replayer's fork, waitpid and opendir */
+#endif
+
+#include "ripple.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NODES 48 /* created per input */
+#define MAX_LIVE 32
+#define MAX_READS 8 /* a program reads at most 1 + 2 nodes; deduplicated */
+#define MAX_BATCH 3
+
+enum {
+    MODE_EFFECT_WRITES = 1,
+    MODE_SIDE_WRITES = 2,
+    MODE_DISPOSALS = 4,
+    MODE_FAILURES = 8,
+    MODES = 16,
+};
+
+typedef struct read_entry {
+    int id;
+    unsigned long version; /* the node's version when it was read */
+    long value;
+} read_entry_t;
+
+typedef struct model_node {
+    int id;
+    rp_kind_t kind;
+    bool alive;
+    rp_node_t handle;
+    /* sources */
+    long pending;   /* written */
+    long committed; /* what readers see */
+    /* computeds and effects: the program */
+    int selector, even[2], odd[2];
+    int neven, nodd;
+    long add;
+    int write_target;   /* a source created later, which its runs write (-1: none) */
+    int dispose_target; /* a node its next run disposes (-1: none) */
+    int fail_period;    /* computeds: every fail_period-th compute fails (0: never) */
+    /* what the host caches */
+    long value;
+    bool has_value;
+    unsigned long version;         /* bumped whenever a commit or compute reports a change */
+    read_entry_t reads[MAX_READS]; /* what the last successful run read */
+    int nreads;
+    read_entry_t current[MAX_READS]; /* what the run in progress has read */
+    int ncurrent;
+    bool failed;     /* its last compute or run failed: it must run again */
+    int attempts;    /* computes started */
+    /* per operation */
+    int computes;
+    int watched, unwatched, released;
+} model_node_t;
+
+static struct harness {
+    rp_graph_t *graph;
+    model_node_t nodes[MAX_NODES];
+    int count, live;
+    int batch_depth;
+    int last_run_id; /* the last effect run in this operation, for order */
+    bool in_batch_write;
+    const char *op;
+    unsigned mode;
+    bool strict;            /* none of side writes, disposals from callbacks, failures */
+    unsigned long meddling; /* side writes and disposals made by callbacks */
+    unsigned long failures; /* computes failed on purpose */
+    bool recovering;        /* retrying after failures: no more of them */
+    /* the model's memo */
+    long memo[MAX_NODES];
+    unsigned long memo_epoch[MAX_NODES];
+    unsigned long epoch;
+    /* allocation accounting */
+    size_t live_bytes, live_blocks;
+    size_t size_mismatches;
+    /* input */
+    const uint8_t *data;
+    size_t size, at;
+    unsigned long step;
+} h;
+
+static bool tracing;
+static int callback_depth; /* computes and runs in progress */
+
+/* ----------------------------------------------------------------- checks */
+
+static void fail(const char *format, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void trace(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static void fail(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "fuzz_graph: step %lu (%s): ", h.step, h.op ? h.op : "-");
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n");
+    va_end(args);
+    abort();
+}
+
+static void trace(const char *format, ...)
+{
+    if (!tracing) return;
+    va_list args;
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+}
+
+#define REQUIRE(cond, ...)              \
+    do {                                \
+        if (!(cond)) fail(__VA_ARGS__); \
+    } while (0)
+
+static void require_status(rp_status_t got, rp_status_t want, const char *call)
+{
+    if (got != want) fail("%s: %s, want %s", call, rp_status_string(got), rp_status_string(want));
+}
+
+/* A call during which a compute failed on purpose may report it. */
+static void require_ok_unless_failed(rp_status_t got, unsigned long failures_before, const char *call)
+{
+    if (got == RP_ENOMEM && h.failures != failures_before) return;
+    require_status(got, RP_OK, call);
+}
+
+/* -------------------------------------------------------------- allocator */
+
+typedef struct block_header {
+    size_t size;
+    size_t pad; /* keeps max_align_t alignment for 16-byte types */
+} block_header_t;
+
+static void *counting_alloc(void *context, size_t size)
+{
+    (void)context;
+    block_header_t *block = malloc(sizeof(block_header_t) + size);
+    if (block == NULL) return NULL;
+    block->size = size;
+    h.live_bytes += size;
+    h.live_blocks++;
+    return block + 1;
+}
+
+static void counting_free(void *context, void *memory, size_t size)
+{
+    (void)context;
+    block_header_t *block = (block_header_t *)memory - 1;
+    if (block->size != size) h.size_mismatches++;
+    h.live_bytes -= block->size;
+    h.live_blocks--;
+    free(block);
+}
+
+/* ------------------------------------------------------------------ model */
+
+static long model_value(int id);
+
+/* What a program reads, in order, given the model's values; returns the
+ * result. Disposed nodes count as 0 and are not read. */
+static long model_program(const model_node_t *n, read_entry_t *reads, int *nreads)
+{
+    long selector = model_value(n->selector);
+    long sum = selector;
+    int count = 0;
+    const int *set = selector % 2 ? n->odd : n->even;
+    int nset = selector % 2 ? n->nodd : n->neven;
+    int ids[3] = {n->selector, -1, -1};
+    for (int i = 0; i < nset; i++) ids[1 + i] = set[i];
+    for (int i = 0; i < 1 + nset; i++) {
+        int id = ids[i];
+        if (id < 0 || !h.nodes[id].alive) continue;
+        if (i > 0) sum += model_value(id);
+        bool seen = false;
+        for (int j = 0; j < count; j++) seen = seen || reads[j].id == id;
+        if (!seen) reads[count++] = (read_entry_t){id, 0, model_value(id)};
+    }
+    *nreads = count;
+    return (sum + n->add) % 5;
+}
+
+static long model_value(int id)
+{
+    model_node_t *n = &h.nodes[id];
+    if (!n->alive) return 0;
+    if (n->kind == RP_KIND_SOURCE) return n->pending;
+    if (h.memo_epoch[id] == h.epoch) return h.memo[id];
+    read_entry_t reads[MAX_READS];
+    int nreads;
+    long v = model_program(n, reads, &nreads);
+    h.memo[id] = v;
+    h.memo_epoch[id] = h.epoch;
+    return v;
+}
+
+/* ------------------------------------------------------------------- host */
+
+/* Reads node `id` on behalf of the run of `reader` (or the top level), and
+ * checks the value against the model. A failure (a compute failed on purpose
+ * somewhere below) is returned for the reader to pass on. */
+static rp_status_t host_read(model_node_t *reader, int id, long *value)
+{
+    model_node_t *n = &h.nodes[id];
+    unsigned long meddling = h.meddling, failures = h.failures;
+    bool was_alive = n->alive;
+    *value = 0;
+    trace("%*sread %d (by %d)\n", 2 * callback_depth, "", id, reader ? reader->id : -1);
+    rp_status_t status = rp_node_read(h.graph, n->handle);
+    if (!was_alive) {
+        require_status(status, RP_ESTALE, "read of a disposed node");
+        return RP_OK;
+    }
+    if (!n->alive) {
+        /* Disposed by its own compute, which this read ran: the read may say
+         * so, or succeed; either way the value is gone. */
+        if (status == RP_ENOMEM && h.failures != failures) return status;
+        REQUIRE(status == RP_OK || status == RP_ESTALE, "read of node %d, disposed while read: %s", id,
+                rp_status_string(status));
+        return RP_OK;
+    }
+    if (status == RP_ENOMEM && h.failures != failures) {
+        trace("%*sread %d failed\n", 2 * callback_depth, "", id);
+        return status;
+    }
+    require_status(status, RP_OK, "read");
+    long v;
+    if (n->kind == RP_KIND_SOURCE) {
+        REQUIRE(n->committed == n->pending, "source %d read without its write committed (%ld, written %ld)", id,
+                n->committed, n->pending);
+        v = n->committed;
+    } else {
+        /* An effect run by the settle at the end of this read may have
+         * recomputed the node and failed: the read still gave the value of
+         * the compute before (the header's rp_node_read). */
+        bool failed_since = n->failed && h.failures != failures;
+        REQUIRE(n->has_value && (!n->failed || failed_since), "computed %d read without a value", id);
+        v = n->value;
+    }
+    /* A side write or a disposal made while this read brought the node up to
+     * date may have changed what the node read before it: the node is then
+     * left dirty, and only the next read is sure to be current. */
+    bool meddled = h.meddling != meddling;
+    REQUIRE(v == model_value(id) || meddled, "node %d read as %ld, the model says %ld (reader %d)", id, v,
+            model_value(id), reader ? reader->id : -1);
+    if (reader != NULL) {
+        bool seen = false;
+        for (int j = 0; j < reader->ncurrent; j++) seen = seen || reader->current[j].id == id;
+        if (!seen) reader->current[reader->ncurrent++] = (read_entry_t){id, n->version, v};
+    }
+    *value = v;
+    return RP_OK;
+}
+
+/* A top-level read; a failed one is read again, as the contract says. */
+static void top_read(int id)
+{
+    long value;
+    if (host_read(NULL, id, &value) == RP_OK) return;
+    h.recovering = true;
+    rp_status_t status = host_read(NULL, id, &value);
+    h.recovering = false;
+    require_status(status, RP_OK, "reading again after a failure");
+}
+
+/* A run may happen only when something its previous run read has changed
+ * since, or was disposed: checked when the run ends, since a dependency that
+ * was only marked is brought up to date by the run's own read. */
+static void require_reason_to_run(const model_node_t *n, const read_entry_t *before, int count, const char *what)
+{
+    for (int i = 0; i < count; i++) {
+        const model_node_t *dep = &h.nodes[before[i].id];
+        if (!dep->alive || dep->version != before[i].version) return;
+    }
+    fail("%s %d ran though nothing it read changed", what, n->id);
+}
+
+static void dispose_node(int id);
+static void write_source(int id, long value);
+
+/* The body of a computed or an effect. `fail_now`: fail after the selector. */
+static rp_status_t run_program(model_node_t *n, bool fail_now, long *result)
+{
+    n->ncurrent = 0;
+    long selector, v;
+    rp_status_t status = host_read(n, n->selector, &selector);
+    if (status != RP_OK) return status;
+    if (fail_now) {
+        h.failures++;
+        trace("%*sfails\n", 2 * callback_depth, "");
+        return RP_ENOMEM;
+    }
+    long sum = selector;
+    if (n->dispose_target >= 0) {
+        int target = n->dispose_target;
+        n->dispose_target = -1;
+        if (h.nodes[target].alive) {
+            h.meddling++;
+            dispose_node(target);
+        }
+    }
+    const int *set = selector % 2 ? n->odd : n->even;
+    int nset = selector % 2 ? n->nodd : n->neven;
+    for (int i = 0; i < nset; i++) {
+        if ((status = host_read(n, set[i], &v)) != RP_OK) return status;
+        sum += v;
+    }
+    *result = (sum + n->add) % 5;
+    if (n->write_target >= 0 && h.nodes[n->write_target].alive) {
+        if (n->kind == RP_KIND_COMPUTED && *result % 4 != h.nodes[n->write_target].pending) h.meddling++;
+        write_source(n->write_target, *result % 4);
+    }
+    return RP_OK;
+}
+
+/* The node a callback names: its data must be one of ours, with its handle. */
+static model_node_t *callback_node(rp_graph_t *graph, rp_node_t node, void *data, const char *callback)
+{
+    model_node_t *n = data;
+    REQUIRE(graph == h.graph, "%s: another graph", callback);
+    REQUIRE(n != NULL && n >= h.nodes && n < h.nodes + h.count, "%s of slot %u: data %p is no node", callback,
+            node.slot, data);
+    REQUIRE(n->handle.slot == node.slot && n->handle.generation == node.generation,
+            "%s of node %d: handle %u/%u, created as %u/%u", callback, n->id, node.slot, node.generation,
+            n->handle.slot, n->handle.generation);
+    return n;
+}
+
+/* Shared by compute and run: checks, runs the body, keeps what it read. */
+static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const char *what)
+{
+    REQUIRE(++n->computes == 1 || !h.strict, "%s %d ran twice in one operation", what, n->id);
+    read_entry_t before[MAX_READS];
+    int nbefore = n->nreads;
+    bool must_run = !n->has_value || n->failed;
+    memcpy(before, n->reads, sizeof before);
+    trace("%*s%s %d {\n", 2 * callback_depth, "", what, n->id);
+    callback_depth++;
+    rp_status_t status = run_program(n, fail_now, result);
+    callback_depth--;
+    trace("%*s} %s %d: %s\n", 2 * callback_depth, "", what, n->id, rp_status_string(status));
+    n->failed = status != RP_OK;
+    if (status != RP_OK) return status;
+    if (!must_run) require_reason_to_run(n, before, nbefore, what);
+    memcpy(n->reads, n->current, sizeof n->reads);
+    n->nreads = n->ncurrent;
+    return RP_OK;
+}
+
+static rp_status_t on_compute(void *host, rp_graph_t *graph, rp_node_t node, void *data, bool *changed)
+{
+    (void)host;
+    model_node_t *n = callback_node(graph, node, data, "compute");
+    REQUIRE(n->kind == RP_KIND_COMPUTED && n->alive, "compute of node %d, not a live computed", n->id);
+    n->attempts++;
+    bool fail_now = n->fail_period && n->attempts % n->fail_period == 0 && !h.recovering;
+    long v = 0;
+    rp_status_t status = run_node(n, fail_now, &v, "computed");
+    if (status != RP_OK) return status;
+    *changed = !n->has_value || v != n->value;
+    if (*changed) n->version++;
+    trace("%*scomputed %d = %ld (was %ld)\n", 2 * callback_depth, "", n->id, v, n->value);
+    n->value = v;
+    n->has_value = true;
+    return RP_OK;
+}
+
+static bool on_commit(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    model_node_t *n = callback_node(graph, node, data, "commit");
+    REQUIRE(n->kind == RP_KIND_SOURCE && n->alive, "commit of node %d, not a live source", n->id);
+    bool changed = n->committed != n->pending;
+    trace("%*scommit %d: %ld -> %ld\n", 2 * callback_depth, "", n->id, n->committed, n->pending);
+    n->committed = n->pending;
+    if (changed) n->version++;
+    return changed;
+}
+
+static void on_run(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    model_node_t *first = data;
+    if (first != NULL && first->handle.generation == 0) first->handle = node; /* its run inside rp_node_create */
+    model_node_t *n = callback_node(graph, node, data, "run");
+    REQUIRE(n->kind == RP_KIND_EFFECT && n->alive, "run of node %d, not a live effect", n->id);
+    REQUIRE(!h.in_batch_write, "effect %d ran on a write inside a batch", n->id);
+    REQUIRE(n->id > h.last_run_id || !h.strict, "effect %d ran after effect %d, created later", n->id,
+            h.last_run_id);
+    h.last_run_id = n->id;
+    long v = 0;
+    if (run_node(n, false, &v, "effect") != RP_OK) return; /* n->failed: the host runs it again */
+    n->value = v;
+    n->has_value = true;
+}
+
+static void on_watched(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    callback_node(graph, node, data, "watched")->watched++;
+}
+
+static void on_unwatched(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    model_node_t *n = callback_node(graph, node, data, "unwatched");
+    REQUIRE(n->alive, "unwatched of disposed node %d", n->id);
+    n->unwatched++;
+}
+
+static void on_release(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    callback_node(graph, node, data, "release")->released++;
+}
+
+/* ------------------------------------------------------------ operations */
+
+static unsigned next(void)
+{
+    return h.at < h.size ? h.data[h.at++] : 0;
+}
+
+/* A node chosen by the next byte among those `accept` takes (dead ones too
+ * when `dead` is true), or -1. */
+static int pick(bool (*accept)(const model_node_t *), bool dead)
+{
+    int candidates[MAX_NODES], count = 0;
+    for (int i = 0; i < h.count; i++) {
+        if ((dead || h.nodes[i].alive) && accept(&h.nodes[i])) candidates[count++] = i;
+    }
+    unsigned byte = next();
+    return count ? candidates[byte % (unsigned)count] : -1;
+}
+
+static bool any_node(const model_node_t *n) { (void)n; return true; }
+static bool is_readable(const model_node_t *n) { return n->kind != RP_KIND_EFFECT; }
+static bool is_untargeted_effect(const model_node_t *n) { return n->kind == RP_KIND_EFFECT && n->write_target < 0; }
+static bool is_untargeted_computed(const model_node_t *n)
+{
+    return n->kind == RP_KIND_COMPUTED && n->write_target < 0;
+}
+
+/* Sources the operations write: not those a callback writes (their value is
+ * the writer's to keep). */
+static bool is_free_source(const model_node_t *n)
+{
+    if (n->kind != RP_KIND_SOURCE) return false;
+    for (int i = 0; i < h.count; i++) {
+        if (h.nodes[i].write_target == n->id && h.nodes[i].alive) return false;
+    }
+    return true;
+}
+
+static void create(rp_kind_t kind)
+{
+    if (h.count == MAX_NODES || h.live == MAX_LIVE) return;
+    model_node_t *n = &h.nodes[h.count];
+    memset(n, 0, sizeof *n);
+    n->id = h.count;
+    n->kind = kind;
+    n->write_target = n->dispose_target = -1;
+    if (kind == RP_KIND_SOURCE) {
+        n->pending = n->committed = next() % 4;
+        /* Maybe the target of an earlier effect's or computed's writes. */
+        bool (*writer)(const model_node_t *) = NULL;
+        unsigned choice = next();
+        if ((h.mode & MODE_EFFECT_WRITES) && choice % 4 == 1) writer = is_untargeted_effect;
+        if ((h.mode & MODE_SIDE_WRITES) && choice % 4 == 2) writer = is_untargeted_computed;
+        int id = writer ? pick(writer, false) : -1;
+        if (id >= 0) {
+            h.nodes[id].write_target = n->id;
+            trace("node %d writes %d\n", id, n->id);
+        }
+    } else {
+        /* Reads nodes created before it (dead ones too): the graph stays acyclic. */
+        n->selector = pick(is_readable, true);
+        if (n->selector < 0) return;
+        unsigned shape = next();
+        n->neven = (int)(shape % 3);
+        n->nodd = (int)(shape / 3 % 3);
+        for (int i = 0; i < n->neven; i++) n->even[i] = pick(is_readable, true);
+        for (int i = 0; i < n->nodd; i++) n->odd[i] = pick(is_readable, true);
+        n->add = shape / 9 % 5;
+        if (h.mode & MODE_DISPOSALS) {
+            unsigned choice = next();
+            if (choice % 8 == 1) n->dispose_target = n->id; /* itself */
+            if (choice % 8 == 2) n->dispose_target = pick(any_node, false);
+        }
+        if ((h.mode & MODE_FAILURES) && kind == RP_KIND_COMPUTED) {
+            unsigned choice = next() % 4;
+            n->fail_period = choice >= 2 ? (int)choice : 0;
+        }
+    }
+    n->alive = true; /* before the call: an effect runs inside it */
+    h.count++;
+    h.live++;
+    h.epoch++;
+    if (kind == RP_KIND_SOURCE) {
+        trace("create %d: source = %ld\n", n->id, n->pending);
+    } else {
+        trace("create %d: %s reading %d, then %d:{%d,%d} if even, %d:{%d,%d} if odd, + %ld", n->id,
+              kind == RP_KIND_EFFECT ? "effect" : "computed", n->selector, n->neven, n->even[0], n->even[1],
+              n->nodd, n->odd[0], n->odd[1], n->add);
+        if (n->dispose_target >= 0) trace(", disposes %d", n->dispose_target);
+        if (n->fail_period) trace(", fails every %d computes", n->fail_period);
+        trace("\n");
+    }
+    rp_node_t out = RP_NODE_NONE;
+    n->handle = RP_NODE_NONE;
+    unsigned long failures = h.failures;
+    rp_status_t status = rp_node_create(h.graph, kind, n, &out);
+    require_ok_unless_failed(status, failures, "rp_node_create");
+    REQUIRE(out.generation != 0, "rp_node_create of node %d: no handle written", n->id);
+    n->handle = out;
+    if (kind == RP_KIND_EFFECT) REQUIRE(n->computes >= 1, "effect %d did not run at creation", n->id);
+}
+
+static void write_source(int id, long value)
+{
+    model_node_t *n = &h.nodes[id];
+    if (value == n->pending) return; /* hosts skip equal writes */
+    n->pending = value;
+    h.epoch++;
+    trace("%*swrite %d = %ld\n", 2 * callback_depth, "", id, value);
+    /* An operation's write inside a batch runs no effect; a callback's write
+     * runs inside the flush or read that ran the callback. */
+    bool in_batch_write = h.in_batch_write;
+    if (callback_depth == 0) h.in_batch_write = h.batch_depth > 0;
+    unsigned long failures = h.failures;
+    require_ok_unless_failed(rp_source_set(h.graph, n->handle), failures, "rp_source_set");
+    h.in_batch_write = in_batch_write;
+}
+
+static void dispose_node(int id)
+{
+    model_node_t *n = &h.nodes[id];
+    trace("%*sdispose %d\n", 2 * callback_depth, "", id);
+    n->alive = false;
+    h.live--;
+    h.epoch++;
+    unsigned long failures = h.failures;
+    require_ok_unless_failed(rp_node_dispose(h.graph, n->handle), failures, "rp_node_dispose");
+    /* A node busy computing (or on a re-validation walk) is freed when done. */
+    REQUIRE(n->released == 1 || callback_depth > 0, "node %d released %d times at disposal", id, n->released);
+    rp_kind_t kind;
+    require_status(rp_node_kind(h.graph, n->handle, &kind), RP_ESTALE, "rp_node_kind of a disposed node");
+}
+
+static void operation(void)
+{
+    unsigned op = next() % 12;
+    unsigned long failures;
+    int id;
+    switch (op) {
+    case 0:
+    case 1:
+        h.op = "write";
+        if ((id = pick(is_free_source, false)) >= 0) write_source(id, next() % 4);
+        break;
+    case 2:
+        h.op = "write back";
+        if ((id = pick(is_free_source, false)) >= 0) write_source(id, h.nodes[id].committed);
+        break;
+    case 3:
+    case 4:
+        h.op = "read";
+        if ((id = pick(is_readable, true)) >= 0) top_read(id);
+        break;
+    case 5:
+        h.op = "create source";
+        create(RP_KIND_SOURCE);
+        break;
+    case 6:
+        h.op = "create computed";
+        create(RP_KIND_COMPUTED);
+        break;
+    case 7:
+        h.op = "create effect";
+        create(RP_KIND_EFFECT);
+        break;
+    case 8:
+        h.op = "batch begin";
+        if (h.batch_depth < MAX_BATCH) {
+            require_status(rp_batch_begin(h.graph), RP_OK, "rp_batch_begin");
+            h.batch_depth++;
+        }
+        break;
+    case 9:
+        h.op = "batch end";
+        if (h.batch_depth > 0) {
+            h.batch_depth--;
+            failures = h.failures;
+            require_ok_unless_failed(rp_batch_end(h.graph), failures, "rp_batch_end");
+        }
+        break;
+    case 10:
+        h.op = "dispose";
+        if ((id = pick(any_node, false)) >= 0) dispose_node(id);
+        break;
+    case 11:
+        h.op = "read three";
+        for (int i = 0; i < 3; i++) {
+            if ((id = pick(is_readable, true)) >= 0) top_read(id);
+        }
+        break;
+    }
+}
+
+/* After an operation in which computes failed: run again the effects whose
+ * run met a failure, and flush what the failed flush left queued. */
+static void recover(void)
+{
+    h.recovering = true;
+    for (int i = 0; i < h.count; i++) {
+        model_node_t *n = &h.nodes[i];
+        if (n->alive && n->kind == RP_KIND_EFFECT && n->failed) {
+            trace("run %d again\n", i);
+            h.last_run_id = -1;
+            require_status(rp_effect_run(h.graph, n->handle), RP_OK, "rp_effect_run");
+        }
+    }
+    if (h.batch_depth == 0) {
+        trace("flush what is left\n");
+        h.last_run_id = -1;
+        require_status(rp_batch_begin(h.graph), RP_OK, "rp_batch_begin");
+        require_status(rp_batch_end(h.graph), RP_OK, "rp_batch_end");
+    }
+    h.recovering = false;
+}
+
+/* After each operation: the whole graph against the model. */
+static void check_all(void)
+{
+    char message[256] = "";
+    rp_status_t status = _rp_graph_check(h.graph, message, sizeof message);
+    if (status != RP_OK) fail("_rp_graph_check: %s", message);
+    rp_graph_stats_t stats;
+    require_status(rp_graph_stats(h.graph, &stats), RP_OK, "rp_graph_stats");
+    REQUIRE(stats.live_nodes == (size_t)h.live, "%zu live nodes, the model has %d", stats.live_nodes, h.live);
+
+    for (int i = 0; i < h.count; i++) {
+        model_node_t *n = &h.nodes[i];
+        n->computes = 0;
+        if (!n->alive) {
+            REQUIRE(n->released == 1, "disposed node %d released %d times", i, n->released);
+            continue;
+        }
+        REQUIRE(n->released == 0, "live node %d released", i);
+        /* Dependencies: what the last run read, without what was disposed
+         * since (a failed run keeps its old edges and what it linked). */
+        rp_node_t deps[MAX_READS + 1];
+        size_t count = 0;
+        require_status(rp_node_dependencies(h.graph, n->handle, deps, MAX_READS + 1, &count), RP_OK,
+                       "rp_node_dependencies");
+        size_t want = 0;
+        for (int j = 0; j < n->nreads && !n->failed; j++) {
+            model_node_t *dep = &h.nodes[n->reads[j].id];
+            if (!dep->alive) continue;
+            REQUIRE(want < count && deps[want].slot == dep->handle.slot &&
+                        deps[want].generation == dep->handle.generation,
+                    "node %d: dependency %zu is not node %d", i, want, dep->id);
+            want++;
+        }
+        REQUIRE(count == want || n->failed, "node %d has %zu dependencies, its last run read %zu live nodes", i,
+                count, want);
+        /* watched/unwatched follow having subscribers. */
+        size_t subscribers = 0;
+        require_status(rp_node_subscribers(h.graph, n->handle, NULL, 0, &subscribers), RP_OK,
+                       "rp_node_subscribers");
+        int balance = n->watched - n->unwatched;
+        REQUIRE(balance == (subscribers > 0), "node %d: %d watched, %d unwatched, %zu subscribers", i, n->watched,
+                n->unwatched, subscribers);
+        /* Outside batches, every effect has seen the current values. */
+        if (n->kind == RP_KIND_EFFECT && h.batch_depth == 0) {
+            read_entry_t now[MAX_READS];
+            int nnow = 0;
+            model_program(n, now, &nnow);
+            bool same = nnow == n->nreads && !n->failed;
+            for (int j = 0; same && j < nnow; j++) {
+                same = now[j].id == n->reads[j].id && now[j].value == n->reads[j].value;
+            }
+            REQUIRE(same, "effect %d is out of date: it read %d nodes (first %d = %ld), the model reads %d (%d = %ld)",
+                    i, n->nreads, n->nreads ? n->reads[0].id : -1, n->nreads ? n->reads[0].value : 0, nnow,
+                    nnow ? now[0].id : -1, nnow ? now[0].value : 0);
+        }
+    }
+    h.last_run_id = -1;
+}
+
+static int run_input(const uint8_t *data, size_t size)
+{
+    static unsigned allowed = MODES;
+    if (allowed == MODES) {
+        tracing = getenv("FUZZ_GRAPH_TRACE") != NULL;
+        const char *modes = getenv("FUZZ_GRAPH_MODES");
+        allowed = modes ? (unsigned)strtoul(modes, NULL, 0) % MODES : MODES - 1;
+    }
+    memset(&h, 0, sizeof h);
+    callback_depth = 0;
+    h.data = data;
+    h.size = size;
+    h.at = 1;
+    h.last_run_id = -1;
+    h.epoch = 1;
+    h.mode = (size > 0 ? data[0] % MODES : 0) & allowed;
+    h.strict = (h.mode & (MODE_SIDE_WRITES | MODE_DISPOSALS | MODE_FAILURES)) == 0;
+    rp_allocator_t allocator = {counting_alloc, counting_free, NULL};
+    rp_graph_config_t config = {
+        .callbacks = {.compute = on_compute,
+                      .commit = on_commit,
+                      .run = on_run,
+                      .watched = on_watched,
+                      .unwatched = on_unwatched,
+                      .release = on_release},
+        .allocator = &allocator,
+    };
+    require_status(rp_graph_create(&config, &h.graph), RP_OK, "rp_graph_create");
+    h.op = "setup";
+    trace("mode %u\n", h.mode);
+    create(RP_KIND_SOURCE);
+    create(RP_KIND_SOURCE);
+    check_all();
+    while (h.at < h.size) {
+        h.step++;
+        unsigned long failures = h.failures;
+        operation();
+        trace("-- step %lu: %s\n", h.step, h.op);
+        if (h.failures != failures) recover();
+        check_all();
+    }
+    h.op = "teardown";
+    while (h.batch_depth > 0) {
+        h.batch_depth--;
+        unsigned long failures = h.failures;
+        require_ok_unless_failed(rp_batch_end(h.graph), failures, "rp_batch_end");
+        if (h.failures != failures) recover();
+        check_all();
+    }
+    require_status(rp_graph_destroy(h.graph), RP_OK, "rp_graph_destroy");
+    for (int i = 0; i < h.count; i++) {
+        REQUIRE(h.nodes[i].released == 1, "node %d released %d times", i, h.nodes[i].released);
+    }
+    REQUIRE(h.live_bytes == 0 && h.live_blocks == 0, "%zu bytes in %zu blocks not freed", h.live_bytes,
+            h.live_blocks);
+    REQUIRE(h.size_mismatches == 0, "%zu frees with a size other than allocated", h.size_mismatches);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return run_input(data, size);
+}
+
+#ifdef FUZZ_MAIN
+/* Replays inputs without libFuzzer (for valgrind, or a compiler without it):
+ * each argument is a file or a directory of files. Each input runs in a child
+ * process, so that a failing one is named and the others still run. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static unsigned replayed, failed;
+
+static void replay_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        perror(path);
+        exit(2);
+    }
+    static uint8_t buffer[1 << 20];
+    size_t size = fread(buffer, 1, sizeof buffer, file);
+    fclose(file);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t child = fork();
+    if (child < 0) {
+        perror("fork");
+        exit(2);
+    }
+    if (child == 0) {
+        run_input(buffer, size);
+        exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    replayed++;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        failed++;
+        fprintf(stderr, "fuzz_graph: %s failed\n", path);
+    }
+}
+
+static void replay(const char *path)
+{
+    struct stat info;
+    if (stat(path, &info) != 0) {
+        perror(path);
+        exit(2);
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        replay_file(path);
+        return;
+    }
+    struct dirent **entries;
+    int count = scandir(path, &entries, NULL, alphasort); /* in name order, every time */
+    for (int i = 0; i < count; i++) {
+        if (entries[i]->d_name[0] != '.') {
+            char child[4096];
+            snprintf(child, sizeof child, "%s/%s", path, entries[i]->d_name);
+            replay(child);
+        }
+        free(entries[i]);
+    }
+    if (count >= 0) free(entries);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) replay(argv[i]);
+    printf("%u passed, %u failed\n", replayed - failed, failed);
+    return failed != 0;
+}
+#endif

@@ -44,6 +44,7 @@ public struct Atom<Value: Equatable> {
     ///   - line: the line of the declaration (leave the default).
     ///
     /// Threading and lifetime: the atom is created in ``Runtime/current``, on the calling thread.
+    @inlinable
     public init(wrappedValue: Value, label: String? = nil, fileID: String = #fileID, line: Int = #line) {
         projectedValue = AtomObject(wrappedValue, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
     }
@@ -57,6 +58,7 @@ public struct Atom<Value: Equatable> {
     ///
     /// Threading: from the thread that uses the atom's runtime. The setter is `nonmutating`: the value lives in
     /// the shared ``AtomObject``, not in the wrapper.
+    @inlinable
     public var wrappedValue: Value {
         get { projectedValue.value }
         nonmutating set { projectedValue.value = newValue }

@@ -23,16 +23,17 @@ internal import CRipple
 /// The atom leaves the graph when its last reference goes. Derivations and effects that read it keep it alive.
 public final class AtomObject<Value>: RippleNode, Publisher {
     /// The latest value written: what ``value`` returns.
-    @exclusivity(unchecked) private var latest: Value
+    @usableFromInline @exclusivity(unchecked) var latest: Value
     /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
     /// so a value written and written back before anyone re-validates is no change.
     @exclusivity(unchecked) private var committed: Value
     /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
     /// non-optional closure stored in a `let` is called without retaining its context.
-    private let equals: (Value, Value) -> Bool
+    @usableFromInline let equals: (Value, Value) -> Bool
     /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
     @exclusivity(unchecked) private var mutatedInPlace = false
 
+    @usableFromInline
     init(_ value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
         latest = value
         committed = value
@@ -56,6 +57,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     ///
     /// Threading: from the thread that uses the atom's runtime. A trap occurs when the atom is read inside a
     /// derivation or effect of another runtime.
+    @inlinable
     public var value: Value {
         get {
             recordRead()
@@ -64,9 +66,15 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         set {
             if equals(latest, newValue) { return }
             latest = newValue
-            let status = rp_source_set(graph, handle)
-            if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+            announceWrite()
         }
+    }
+
+    /// Tells the engine that `latest` was written.
+    @usableFromInline
+    func announceWrite() {
+        let status = rp_source_set(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
     }
 
     override func commit() -> Bool {
@@ -78,8 +86,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     override func externalMutation() {
         mutatedInPlace = true
-        let status = rp_source_set(graph, handle)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+        announceWrite()
     }
 }
 
@@ -102,6 +109,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 ///
 /// Threading: call it on the thread that uses the current runtime. Lifetime: the atom lives as long as you (or the
 /// derivations and effects that read it) hold it.
+@inlinable
 public func atom<T: Equatable>(
     _ value: T, label: String? = nil, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {
@@ -127,6 +135,7 @@ public func atom<T: Equatable>(
 ///
 /// Threading: call it on the thread that uses the current runtime. Lifetime: the atom (and `equals`) live as long
 /// as you (or the derivations and effects that read it) hold it.
+@inlinable
 public func atom<T>(
     _ value: T, equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {

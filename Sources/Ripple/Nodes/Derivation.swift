@@ -27,24 +27,48 @@ internal import CRipple
 /// it keep it alive. The body closure is kept as long as the derivation: capture the nodes it reads strongly and
 /// anything that owns the derivation weakly.
 public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
-    private let body: () -> Value
-    /// The derivation's equality (not optional: a non-optional closure in a `let` is called without retaining
-    /// its context); unused when `hasEquality` is false: then every recomputation is a change.
-    private let equals: (Value, Value) -> Bool
-    private let hasEquality: Bool
+    /// Runs the body and stores its result in the cache (initializing it when the flag is false), returning
+    /// whether the value changed. Built where the value type is known (``derive(_:)`` and ``Derived`` are
+    /// inlinable), so the comparison and the store are specialized code, not generic value-witness calls.
+    @usableFromInline typealias Recompute = (_ cache: UnsafeMutablePointer<Value>, _ initialized: Bool) -> Bool
+
+    private let recompute: Recompute
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
     /// more than the rest of a read.
-    private let cached: UnsafeMutablePointer<Value>
-    @exclusivity(unchecked) private var hasValue = false
+    @usableFromInline let cached: UnsafeMutablePointer<Value>
+    @usableFromInline @exclusivity(unchecked) var hasValue = false
 
-    init(equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int, body: @escaping () -> Value) {
-        self.body = body
-        self.equals = equals ?? { _, _ in false }
-        hasEquality = equals != nil
+    @usableFromInline
+    init(recompute: @escaping Recompute, label: String?, fileID: String, line: Int) {
+        self.recompute = recompute
         cached = .allocate(capacity: 1)
         super.init(runtime: .current, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
+    }
+
+    /// Every result is a change.
+    @inlinable
+    static func storing(_ body: @escaping () -> Value) -> Recompute {
+        { cache, initialized in
+            if initialized { cache.pointee = body() } else { cache.initialize(to: body()) }
+            return true
+        }
+    }
+
+    /// A result equal to the cached value is no change.
+    @inlinable
+    static func storing(_ body: @escaping () -> Value, equals: @escaping (Value, Value) -> Bool) -> Recompute {
+        { cache, initialized in
+            let next = body()
+            if initialized {
+                if equals(cache.pointee, next) { return false }
+                cache.pointee = next
+            } else {
+                cache.initialize(to: next)
+            }
+            return true
+        }
     }
 
     deinit {
@@ -65,6 +89,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     ///
     /// Threading: from the thread that uses the derivation's runtime. Reading a derivation inside its own body,
     /// directly or through others, traps with a message that names the cycle.
+    @inlinable
     public var value: Value {
         recordRead()
         if _slowPath(!hasValue) { Derivation.missingValue(label) }
@@ -89,19 +114,13 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute() -> Bool {
-        let next = body()
-        if hasValue {
-            if hasEquality, equals(cached.pointee, next) { return false }
-            cached.pointee = next
-        } else {
-            cached.initialize(to: next)
-            hasValue = true
-        }
-        return true
+        let changed = recompute(cached, hasValue)
+        hasValue = true
+        return changed
     }
 
-    @inline(never)
-    private static func missingValue(_ label: String) -> Never {
+    @usableFromInline @inline(never)
+    static func missingValue(_ label: String) -> Never {
         fatalError("Ripple: internal error: derivation \(label) was read but never computed. Please report it.")
     }
 }
@@ -128,10 +147,11 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 ///
 /// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
 /// long as you (or live readers) hold it.
+@inlinable
 public func derive<T: Equatable>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
 ) -> Derivation<T> {
-    Derivation(equals: { $0 == $1 }, label: label, fileID: fileID, line: line, body: body)
+    Derivation(recompute: Derivation.storing(body, equals: ==), label: label, fileID: fileID, line: line)
 }
 
 /// Creates a derivation whose value is never considered equal to the previous one: every recomputation is a
@@ -152,10 +172,11 @@ public func derive<T: Equatable>(
 ///
 /// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
 /// long as you (or live readers) hold it.
+@inlinable
 public func derive<T>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
 ) -> Derivation<T> {
-    Derivation(equals: nil, label: label, fileID: fileID, line: line, body: body)
+    Derivation(recompute: Derivation.storing(body), label: label, fileID: fileID, line: line)
 }
 
 /// Creates a derivation that compares successive values with your own equality.
@@ -178,9 +199,10 @@ public func derive<T>(
 ///
 /// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation, its body and
 /// `equals` live as long as you (or live readers) hold it.
+@inlinable
 public func derive<T>(
     equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
     _ body: @escaping () -> T
 ) -> Derivation<T> {
-    Derivation(equals: equals, label: label, fileID: fileID, line: line, body: body)
+    Derivation(recompute: Derivation.storing(body, equals: equals), label: label, fileID: fileID, line: line)
 }

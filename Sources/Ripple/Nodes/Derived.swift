@@ -53,11 +53,13 @@ public struct Derived<Value> {
     ///
     /// Threading and lifetime: the derivation is created in ``Runtime/current``; it keeps the expression (and what
     /// it captures) alive.
+    @inlinable
     public init(
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
         line: Int = #line
     ) {
-        projectedValue = Derivation(equals: nil, label: label, fileID: fileID, line: line, body: wrappedValue)
+        projectedValue = Derivation(
+            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line)
     }
 
     /// Creates a derivation of the initial expression whose equal recomputations are not changes.
@@ -75,11 +77,13 @@ public struct Derived<Value> {
     ///
     /// Threading and lifetime: the derivation is created in ``Runtime/current``; it keeps the expression (and what
     /// it captures) alive.
+    @inlinable
     public init(
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
         line: Int = #line
     ) where Value: Equatable {
-        projectedValue = Derivation(equals: { $0 == $1 }, label: label, fileID: fileID, line: line, body: wrappedValue)
+        projectedValue = Derivation(
+            recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line)
     }
 
     /// The derivation's value, brought up to date (and recorded as a read).
@@ -91,6 +95,7 @@ public struct Derived<Value> {
     /// ```
     ///
     /// Threading: from the thread that uses the derivation's runtime.
+    @inlinable
     public var wrappedValue: Value {
         projectedValue.value
     }

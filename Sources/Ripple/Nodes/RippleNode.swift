@@ -127,7 +127,7 @@ public class RippleNode {
 
     /// Records a read of this node: brings it up to date and, inside a derivation or effect, makes it a
     /// dependency of that reader.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     final func recordRead() {
         let state = self.state
         if state.pointee.evaluationDepth == 0 { state.pointee.checkNoForeignEvaluation(reading: self) }

@@ -339,8 +339,7 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     /* Its own compute may have disposed it. */
     if (status == RP_OK) status = rp_resolve(graph, node, &slot);
     if (status) {
-        rp_status_t settled = rp_settle(graph); /* what the refresh queued still runs */
-        (void)settled;
+        (void)rp_settle(graph); /* what the refresh queued still runs */
         return status;
     }
     uint32_t reader = graph->active;

@@ -145,28 +145,24 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                 break;
             }
         }
+        /* Not dirty yet still PENDING: a compute wrote while the walk checked
+         * it, so it checks again later in this flush, counted like a run so
+         * that it cannot spin. */
+        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->order == entry.order;
+        if (!run && !recheck) continue;
         if (rec->flush_id != graph->flush_id) {
             rec->flush_id = graph->flush_id;
             rec->flush_runs = 0;
-        }
-        if (!run) {
-            /* A compute wrote while the walk checked it: it stays PENDING and
-             * checks again later in this flush (counted, so it cannot spin). */
-            if ((rec->flags & RP_F_PENDING) && rec->order == entry.order) {
-                if (rec->flush_runs >= graph->settle_bound) {
-                    result = stop_loop(graph, entry.slot);
-                    break;
-                }
-                rec->flush_runs++;
-                rp_enqueue(graph, entry.slot);
-            }
-            continue;
         }
         if (rec->flush_runs >= graph->settle_bound) {
             result = stop_loop(graph, entry.slot);
             break;
         }
         rec->flush_runs++;
+        if (recheck) {
+            rp_enqueue(graph, entry.slot);
+            continue;
+        }
         rp_run_effect(graph, entry.slot);
     }
     graph->flushing = false;

@@ -214,15 +214,25 @@ static void th_run_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data)
     w->running = outer;
 }
 
-static void th_watched_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+/* The node a watched or unwatched notification is about, its arguments
+ * checked; NULL (counted as wrong) when the engine passed no data. */
+static th_node_t *th_watch_node(th_world_t *w, rp_graph_t *graph, rp_node_t node, void *data)
 {
-    th_world_t *w = host;
     th_node_t *n = data;
     if (n == NULL) {
         w->wrong_args++;
-        return;
+        return NULL;
     }
     th_args(w, graph, node, n, n->kind);
+    return n;
+}
+
+static void th_watched_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    th_world_t *w = host;
+    th_node_t *n = th_watch_node(w, graph, node, data);
+    if (n == NULL)
+        return;
     n->watched++;
     th_log(w, TH_LOG_WATCH, "+", n->name);
 }
@@ -230,12 +240,9 @@ static void th_watched_cb(void *host, rp_graph_t *graph, rp_node_t node, void *d
 static void th_unwatched_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data)
 {
     th_world_t *w = host;
-    th_node_t *n = data;
-    if (n == NULL) {
-        w->wrong_args++;
+    th_node_t *n = th_watch_node(w, graph, node, data);
+    if (n == NULL)
         return;
-    }
-    th_args(w, graph, node, n, n->kind);
     n->unwatched++;
     th_log(w, TH_LOG_WATCH, "-", n->name);
     if (w->on_unwatched)

@@ -13,12 +13,9 @@ extension Runtime {
             compute: { host, _, _, data, changed in
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    state.pointee.enterEvaluation()
-                    let effect = state.pointee.runningEffect
-                    state.pointee.runningEffect = nil  // a derivation's body is not an effect body (onCleanup)
+                    let outerEffect = state.pointee.enterEvaluation()
                     changed.pointee = node.compute()
-                    state.pointee.runningEffect = effect
-                    state.pointee.exitEvaluation()
+                    state.pointee.exitEvaluation(restoring: outerEffect)
                 }
                 return .RP_OK
             },
@@ -32,12 +29,9 @@ extension Runtime {
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped).takeUnretainedValue()
                 withExtendedLifetime(node) {
                     node.handle = handle  // a first run happens before rp_node_create returns the handle
-                    state.pointee.enterEvaluation()
-                    let effect = state.pointee.runningEffect
-                    state.pointee.runningEffect = nil  // Effect.runEffect sets itself once its cleanups ran
+                    let outerEffect = state.pointee.enterEvaluation()
                     node.runEffect()
-                    state.pointee.runningEffect = effect
-                    state.pointee.exitEvaluation()
+                    state.pointee.exitEvaluation(restoring: outerEffect)
                 }
             },
             watched: { _, _, _, data in

@@ -164,19 +164,25 @@ struct RuntimeState {
     /// effect strongly for the duration of its run.
     var runningEffect: Unmanaged<Effect>?
 
-    /// Called by the compute and run callbacks before they run user code.
+    /// Called by the compute and run callbacks before they run user code. Clears `runningEffect` (a derivation's
+    /// body is not an effect body; an effect's run sets itself once its cleanups ran) and returns the value to
+    /// hand back to `exitEvaluation(restoring:)`.
     @inline(__always)
-    mutating func enterEvaluation() {
+    mutating func enterEvaluation() -> Unmanaged<Effect>? {
         if evaluationDepth == 0 {
             outerEvaluatingRuntime = EvaluationThreadState.innermost
             EvaluationThreadState.innermost = host
         }
         evaluationDepth &+= 1
+        let outerEffect = runningEffect
+        runningEffect = nil
+        return outerEffect
     }
 
-    /// Called by the compute and run callbacks after user code returned.
+    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation()` returned.
     @inline(__always)
-    mutating func exitEvaluation() {
+    mutating func exitEvaluation(restoring outerEffect: Unmanaged<Effect>?) {
+        runningEffect = outerEffect
         evaluationDepth &-= 1
         if evaluationDepth == 0 {
             EvaluationThreadState.innermost = outerEvaluatingRuntime

@@ -23,16 +23,24 @@
  *     (RP_ENOMEM, RP_ECYCLE, a compute's own error) keeps what it completed and
  *     leaves the graph consistent, the failed node dirty, so a retry recomputes.
  *   - Pointer parameters must not be NULL (RP_EINVAL if they are).
- *   - A graph is not thread-safe: calls on one graph must not overlap in time.
- *     Different graphs may be used from different threads at once. Callbacks run
- *     on the thread of the call that triggered them.
+ *   - Any thread may call into a graph at any time. Calls that read up-to-date
+ *     nodes share the graph; every other call holds it exclusively for its
+ *     duration, and an explicit batch (or untracked section) holds it from its
+ *     begin to its end, so batches are atomic to other threads: every call is
+ *     linearizable, and the engine never computes, runs or frees anything on
+ *     two threads at once. Callbacks run on the thread of the call that
+ *     triggered them, while it holds the graph (so effects never overlap), and
+ *     calls they make re-enter freely. A thread that waits inside a callback
+ *     (or a batch) for another thread that calls into the same graph deadlocks.
+ *     See "threads" below for how a host reads its values safely.
  *   - Callbacks may call back into the same graph (read, write, create, dispose,
  *     batch, untracked), except where a callback's documentation says otherwise.
  *   - Every compute and run happens inside an implicit batch: writes it makes
  *     apply at once, and the effects they trigger run after the outermost call
  *     returns from the host (or when the outermost explicit batch ends).
  *   - Calls that can trigger effects (rp_node_create of an effect, rp_node_read,
- *     rp_source_set, rp_node_dispose, rp_batch_end) run them before returning,
+ *     rp_source_set, rp_node_dispose, rp_batch_end, rp_effect_update,
+ *     rp_node_read_end) run them before returning,
  *     outside batches, and return the flush's status (RP_ELOOP) when the call's
  *     own work succeeded.
  *   - The library never aborts or exits, and keeps no global state.
@@ -96,7 +104,11 @@ const char *rp_status_string(rp_status_t status);
 typedef enum RP_CLOSED_ENUM rp_kind {
     RP_KIND_SOURCE = 0,   /* a value the host writes */
     RP_KIND_COMPUTED = 1, /* a value the host computes, lazily, from what it reads */
-    RP_KIND_EFFECT = 2    /* host code run eagerly whenever what it read changed */
+    RP_KIND_EFFECT = 2,   /* host code run eagerly whenever what it read changed */
+    /* An effect the host runs when it chooses: when it becomes due, the engine
+     * calls `schedule` (once, until the host calls rp_effect_update) instead of
+     * running it, and writes made meanwhile coalesce into that one update. */
+    RP_KIND_DEFERRED_EFFECT = 3
 } rp_kind_t;
 
 /* A node handle: a small value, copied freely. `slot` and `generation` name the
@@ -158,6 +170,14 @@ typedef struct rp_callbacks {
     void (*RP_NULLABLE run)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                             void *RP_NULLABLE data);
 
+    /* A deferred effect became due (at its creation, then when something it
+     * read may have changed): arrange for rp_effect_update to be called on it,
+     * from any thread. Not called again until that call has started. Runs
+     * during a flush, like `run`; it may call into the graph. Required for
+     * graphs that create deferred effects. */
+    void (*RP_NULLABLE schedule)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
+                                 void *RP_NULLABLE data);
+
     /* A node gained its first subscriber. Hosts that tie a node's lifetime to
      * its readers take a reference here. Runs while an edge is being linked:
      * it must not call into the graph. NULL: nothing is called. */
@@ -193,7 +213,9 @@ typedef struct rp_graph_config {
 rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t *RP_NULLABLE *RP_NONNULL out);
 
 /* Frees the graph, calling `release` for every node still alive. NULL does
- * nothing and returns RP_OK. RP_EBUSY from inside a callback of the same graph. */
+ * nothing and returns RP_OK. RP_EBUSY while any thread is inside a call, a
+ * batch or a read section of the graph (from inside a callback, for instance);
+ * the caller makes sure no thread starts one during the destruction. */
 rp_status_t rp_graph_destroy(rp_graph_t *RP_NULLABLE graph);
 
 /* What the graph holds, from the engine's own accounting. */
@@ -209,7 +231,9 @@ rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out);
 
 /* The nodes behind the last RP_ECYCLE (the nodes on the cycle, the node that was
  * read again first, then the others in the order they were reached) or RP_ELOOP
- * (the effects that reached the settle bound, in creation order). Copies at most
+ * (the effects that reached the settle bound, in creation order), on any
+ * thread: call it inside the batch that got the status to be sure it is yours.
+ * Copies at most
  * `capacity` handles into `nodes` (which may be NULL when capacity is 0) and
  * sets *count to how many there are. */
 /* Best effort: when memory for the list cannot be had, *count is 0. */
@@ -241,6 +265,12 @@ rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE 
  * once. */
 rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node);
 
+/* Runs the effect if it is due: if something it read changed (re-validating
+ * derivations first), or it has not run yet. Otherwise does nothing. This is
+ * how a host runs a deferred effect after `schedule`; it works on any effect.
+ * RP_EKIND for other kinds; RP_EBUSY when the effect is running already. */
+rp_status_t rp_effect_update(rp_graph_t *graph, rp_node_t node);
+
 /* Runs an effect now, as at its creation: synchronously, re-recording what it
  * reads, inside an implicit batch (even inside an explicit batch). Its place in
  * the creation order does not change. RP_EKIND for other kinds; RP_EBUSY when
@@ -271,6 +301,26 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
  * node's last successful compute). */
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 
+/* ---------------------------------------------------------------- threads */
+
+/* Where a read section stands; filled by rp_node_read_begin. Opaque. */
+typedef struct rp_read_section {
+    uint32_t ticket;
+} rp_read_section_t;
+
+/* rp_node_read, split so that the host loads the node's value inside the
+ * section: from a successful begin to its end, no thread writes, computes or
+ * frees anything in the graph, so the value loaded is the one the read made
+ * current. On a status other than RP_OK no section is open. A thread that
+ * does not hold the graph and reads an up-to-date node shares the graph with
+ * other such readers (they do not wait for each other); otherwise it holds the
+ * graph until the end, which then runs the effects the read made due and
+ * returns the flush's status. Between begin and end, make no other call on
+ * the graph from the same thread, and keep the section short: writers wait
+ * for it. The end takes the section from the begin on the same thread. */
+rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section);
+rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section);
+
 /* Announces that the host stored a new value in a source. Readers are marked;
  * outside a batch, the effects that depend on the change run before the call
  * returns, in creation order (RP_ELOOP if they do not settle). Hosts skip the
@@ -278,8 +328,11 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node);
 
 /* Batches nest. Effects triggered inside run when the outermost batch ends,
- * in creation order. rp_batch_end returns the flush's status; RP_ESTATE when no
- * explicit batch is open (the implicit batch of a compute or run cannot be
+ * in creation order. A batch holds the graph exclusively from begin to end,
+ * both on the same thread, so a host makes a write atomic by storing the value
+ * and calling rp_source_set inside one (other threads see both or neither).
+ * rp_batch_end returns the flush's status; RP_ESTATE when no explicit batch is
+ * open on the calling thread (the implicit batch of a compute or run cannot be
  * ended). When a flush stops with RP_ELOOP, the effects still queued stay
  * queued: the next flush takes them up again. */
 rp_status_t rp_batch_begin(rp_graph_t *graph);
@@ -287,13 +340,14 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
 
 /* Reads between begin and end record no dependencies for the reader in
  * progress. A computed brought up to date by such a read still records its own
- * dependencies. They nest; RP_ESTATE for an end without a begin. */
+ * dependencies. They nest; RP_ESTATE for an end without a begin on the same
+ * thread. Like a batch, the section holds the graph exclusively. */
 rp_status_t rp_untracked_begin(rp_graph_t *graph);
 rp_status_t rp_untracked_end(rp_graph_t *graph);
 
-/* The node whose compute or run is in progress (the one reads are recorded
- * for), or RP_NODE_NONE: *out is RP_NODE_NONE outside any compute or run, and
- * inside untracked sections. */
+/* The node whose compute or run is in progress on the calling thread (the one
+ * its reads are recorded for), or RP_NODE_NONE: *out is RP_NODE_NONE outside
+ * any compute or run, on other threads, and inside untracked sections. */
 rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
 
 #if defined(__clang__)

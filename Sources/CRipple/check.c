@@ -27,9 +27,18 @@ static bool downstream_marked(const rp_graph_t *graph, const rp_node_rec_t *rec)
     return true;
 }
 
+static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity);
+
 rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capacity) {
     if (graph == NULL) return RP_EINVAL;
     if (message != NULL && capacity > 0) message[0] = '\0';
+    uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
+    rp_status_t status = check_graph(graph, message, capacity);
+    rp_shared_exit((rp_graph_t *)graph, ticket);
+    return status;
+}
+
+static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
     size_t live = 0, effects = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
@@ -48,6 +57,13 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
         }
         if (idle && (rec->flags & RP_F_BUSY)) BROKEN("node %u is busy outside any call", slot);
         if ((rec->flags & RP_F_QUEUED) && rec->kind != RP_KIND_EFFECT) BROKEN("non-effect %u is queued", slot);
+        if ((rec->flags & (RP_F_DEFERRED | RP_F_SCHEDULED)) && rec->kind != RP_KIND_EFFECT) {
+            BROKEN("non-effect %u is deferred", slot);
+        }
+        if (idle && !graph->batch_depth && rec->kind == RP_KIND_EFFECT && (rec->flags & RP_F_STALE) &&
+            !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
+            BROKEN("effect %u is stale but neither queued nor scheduled", slot);
+        }
         if ((rec->flags & RP_F_STALE) && rec->kind != RP_KIND_EFFECT && !downstream_marked(graph, rec)) {
             BROKEN("node %u is stale but a subscriber is not marked", slot);
         }

@@ -54,13 +54,17 @@ rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t **out) {
     graph->free_head = RP_NO_SLOT;
     graph->active = RP_NO_SLOT;
     graph->active_rec = NULL;
+    if (rp_sections_init(&graph->sections) != RP_OK) {
+        rp_arena_raw_free(&arena, graph, sizeof *graph);
+        return RP_ENOMEM;
+    }
     *out = graph;
     return RP_OK;
 }
 
 rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     if (graph == NULL) return RP_OK;
-    if (graph->active_rec != NULL || graph->flushing || graph->draining) return RP_EBUSY;
+    if (rp_sections_busy(graph)) return RP_EBUSY;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
         if (!(rec->flags & RP_F_LIVE)) continue;
@@ -79,12 +83,14 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     rp_arena_raw_free(&arena, graph->unwatch, sizeof(*graph->unwatch) * graph->unwatch_capacity);
     rp_arena_raw_free(&arena, graph->diagnostic, sizeof(*graph->diagnostic) * graph->diagnostic_capacity);
     rp_arena_release_all(&arena);
+    rp_sections_destroy(&graph->sections);
     rp_arena_raw_free(&arena, graph, sizeof *graph);
     return RP_OK;
 }
 
 rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
+    uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
     *out = (rp_graph_stats_t){
         .live_nodes = graph->live_nodes,
         .live_edges = graph->live_edges,
@@ -92,6 +98,7 @@ rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out) {
         .arena_bytes_reserved = graph->arena.bytes_reserved,
         .allocations = graph->arena.allocations,
     };
+    rp_shared_exit((rp_graph_t *)graph, ticket);
     return RP_OK;
 }
 
@@ -111,14 +118,18 @@ rp_node_t *rp_diagnostic_reserve(rp_graph_t *graph, size_t count) {
 
 rp_status_t rp_graph_diagnostic(const rp_graph_t *graph, rp_node_t *nodes, size_t capacity, size_t *count) {
     if (graph == NULL || count == NULL || (nodes == NULL && capacity > 0)) return RP_EINVAL;
+    uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
     size_t n = graph->diagnostic_count < capacity ? graph->diagnostic_count : capacity;
     for (size_t i = 0; i < n; i++) nodes[i] = graph->diagnostic[i];
     *count = graph->diagnostic_count;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
     return RP_OK;
 }
 
 rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
-    *out = (graph->active == RP_NO_SLOT || graph->untracked_depth) ? RP_NODE_NONE : rp_handle(graph, graph->active);
+    /* Only the thread holding the graph can be computing or running in it. */
+    bool tracking = rp_exclusive_held(graph) && graph->active != RP_NO_SLOT && !graph->untracked_depth;
+    *out = tracking ? rp_handle(graph, graph->active) : RP_NODE_NONE;
     return RP_OK;
 }

@@ -20,6 +20,9 @@
  *   DISPOSING disposal was requested while it was busy; the handle is already
  *             stale and the record is freed when the busy flag clears.
  *   UNWATCH   an `unwatched` notification for it is waiting to be delivered.
+ *   DEFERRED  (effects) created as RP_KIND_DEFERRED_EFFECT: the host runs it.
+ *   SCHEDULED (deferred effects) `schedule` was called and rp_effect_update
+ *             has not been yet; the effect stays DIRTY or PENDING meanwhile.
  *
  * Invariants (checked by _rp_graph_check):
  *   - deps[i] of S names D and D.subs[deps[i].mirror] names S at mirror i,
@@ -29,6 +32,11 @@
  *     PENDING (or is being computed): so propagation stops at marked nodes.
  *   - the edges form a DAG: reading a node that is being computed is refused.
  *   - outside any call, no node is COMPUTING or CHECKING.
+ *   - outside any call, a stale effect is QUEUED, or SCHEDULED if deferred.
+ *
+ * Threads: everything in a graph is read and written inside a section
+ * (sections.c). Reads of up-to-date nodes share the graph; every other call
+ * holds it exclusively, so the algorithms below are single-threaded.
  */
 #ifndef RP_GRAPH_H
 #define RP_GRAPH_H
@@ -36,6 +44,8 @@
 #include "arena.h"
 #include "ripple.h"
 #include "sync.h"
+
+#include <pthread.h>
 
 enum {
     RP_F_LIVE = 1u << 0,
@@ -47,6 +57,8 @@ enum {
     RP_F_DISPOSING = 1u << 6,
     RP_F_UNWATCH = 1u << 7,
     RP_F_SEEN = 1u << 8, /* scratch mark, clear outside the function that sets it */
+    RP_F_DEFERRED = 1u << 9,
+    RP_F_SCHEDULED = 1u << 10,
 };
 
 #define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
@@ -99,7 +111,28 @@ typedef struct rp_unwatch {
     uint32_t generation;
 } rp_unwatch_t;
 
+/* Readers of up-to-date nodes count themselves in one of these counters, each
+ * on its own cache line, picked by thread: readers on different threads then
+ * write different lines and do not slow each other down. */
+#define RP_READER_STRIPES 16u
+
+typedef struct rp_reader_stripe {
+    uint32_t readers;
+    char padding[CK_MD_CACHELINE - sizeof(uint32_t)];
+} rp_reader_stripe_t;
+
+/* The graph's reader/writer protocol (sections.c). */
+typedef struct rp_sections {
+    rp_reader_stripe_t stripes[RP_READER_STRIPES];
+    void *owner;       /* the thread holding the graph exclusively, NULL when none */
+    uint32_t depth;    /* the owner's nesting: calls from callbacks, open batches */
+    uint32_t waiters;  /* threads asleep on `released` */
+    pthread_mutex_t sleep;
+    pthread_cond_t released;
+} rp_sections_t;
+
 struct rp_graph {
+    rp_sections_t sections;
     rp_arena_t arena;
     rp_callbacks_t callbacks;
     uint32_t settle_bound;
@@ -159,7 +192,7 @@ static inline rp_status_t rp_resolve(const rp_graph_t *graph, rp_node_t node, ui
     if (node.graph_tag != graph->tag) return node.generation == 0 ? RP_EINVAL : RP_EFOREIGN;
     if (node.generation == 0 || node.slot >= graph->nslots) return RP_EINVAL;
     const rp_node_rec_t *rec = rp_rec(graph, node.slot);
-    if (rp_sync_load_u32(&rec->generation) != node.generation || !(rec->flags & RP_F_LIVE) ||
+    if (rec->generation != node.generation || !(rec->flags & RP_F_LIVE) ||
         (rec->flags & RP_F_DISPOSING)) {
         return RP_ESTALE;
     }
@@ -212,6 +245,32 @@ static inline rp_status_t rp_settle(rp_graph_t *graph) {
     if (no_flush && no_delivery) return RP_OK;
     return rp_settle_slow(graph);
 }
+
+/* sections.c */
+rp_status_t rp_sections_init(rp_sections_t *sections);
+void rp_sections_destroy(rp_sections_t *sections);
+/* This thread's identity, never 0. */
+void *rp_thread_self(void);
+/* Takes the graph exclusively; reentrant on the owning thread. */
+void rp_exclusive_enter(rp_graph_t *graph);
+void rp_exclusive_exit(rp_graph_t *graph);
+/* Whether the calling thread holds the graph exclusively. */
+static inline bool rp_exclusive_held(const rp_graph_t *graph) {
+    return rp_sync_load_ptr(&graph->sections.owner) == rp_thread_self();
+}
+/* A ticket names the stripe a reader counted itself in, or this: the section
+ * is (a nesting of) the calling thread's exclusive section. */
+#define RP_TICKET_EXCLUSIVE UINT32_MAX
+/* Shares the graph with other readers (or, on the owning thread, nests in its
+ * exclusive section). Queries take the graph as const: the sections are
+ * bookkeeping, not contents, so they cast it. */
+uint32_t rp_shared_enter(rp_graph_t *graph);
+void rp_shared_exit(rp_graph_t *graph, uint32_t ticket);
+/* Enters a shared section if no thread holds the graph and `node` is a live,
+ * idle, up-to-date readable node of it; otherwise changes nothing. */
+bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket);
+/* Whether any thread is inside a section (for rp_graph_destroy). */
+bool rp_sections_busy(rp_graph_t *graph);
 
 /* graph.c */
 /* Room for `count` diagnostic handles (the caller fills them), or NULL. */

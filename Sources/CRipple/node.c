@@ -52,11 +52,9 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     return RP_OK;
 }
 
-rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
-    if (graph == NULL || out == NULL) return RP_EINVAL;
-    if ((unsigned)kind > RP_KIND_EFFECT) return RP_EINVAL;
-    if (kind == RP_KIND_COMPUTED && graph->callbacks.compute == NULL) return RP_EINVAL;
-    if (kind == RP_KIND_EFFECT && graph->callbacks.run == NULL) return RP_EINVAL;
+static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+    bool deferred = kind == RP_KIND_DEFERRED_EFFECT;
+    if (deferred) kind = RP_KIND_EFFECT;
     if (graph->nslots == RP_NO_SLOT && graph->free_head == RP_NO_SLOT) return RP_ENOMEM;
     rp_status_t status = rp_reserve_for_node(graph, kind);
     if (status) return status;
@@ -71,7 +69,7 @@ rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_nod
     rp_node_rec_t *rec = rp_rec(graph, slot);
     uint32_t generation = rec->generation ? rec->generation : 1;
     *rec = (rp_node_rec_t){0};
-    rp_sync_store_u32(&rec->generation, generation);
+    rec->generation = generation;
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED ? RP_F_DIRTY : 0);
     rec->order = ++graph->next_order;
@@ -83,8 +81,25 @@ rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_nod
     *out = rp_handle(graph, slot);
 
     if (kind != RP_KIND_EFFECT) return RP_OK;
-    rp_run_effect(graph, slot);
+    if (deferred) {
+        rec->flags |= RP_F_DEFERRED | RP_F_SCHEDULED | RP_F_DIRTY;
+        graph->callbacks.schedule(graph->callbacks.host, graph, *out, data);
+    } else {
+        rp_run_effect(graph, slot);
+    }
     return rp_settle(graph);
+}
+
+rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    if ((unsigned)kind > RP_KIND_DEFERRED_EFFECT) return RP_EINVAL;
+    if (kind == RP_KIND_COMPUTED && graph->callbacks.compute == NULL) return RP_EINVAL;
+    if (kind >= RP_KIND_EFFECT && graph->callbacks.run == NULL) return RP_EINVAL;
+    if (kind == RP_KIND_DEFERRED_EFFECT && graph->callbacks.schedule == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = create(graph, kind, data, out);
+    rp_exclusive_exit(graph);
+    return status;
 }
 
 /* Removes deps[position] of `sub`, keeping the rest in read order. */
@@ -103,7 +118,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
-    if (rec->nsubs) rp_sync_bump_u64(&graph->write_epoch);
+    if (rec->nsubs) graph->write_epoch++;
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
         rp_node_rec_t *sub = rp_rec(graph, edge.node);
@@ -123,7 +138,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     bool effect = rec->kind == RP_KIND_EFFECT;
     uint32_t generation = rec->generation + 1;
     *rec = (rp_node_rec_t){0};
-    rp_sync_store_u32(&rec->generation, generation ? generation : 1);
+    rec->generation = generation ? generation : 1;
     rec->next_free = graph->free_head;
     graph->free_head = slot;
     graph->live_nodes--;
@@ -131,8 +146,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     if (graph->callbacks.release) graph->callbacks.release(graph->callbacks.host, graph, handle, data);
 }
 
-rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
+static rp_status_t dispose(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = rp_resolve(graph, node, &slot);
     if (status) return status;
@@ -145,35 +159,55 @@ rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {
     return rp_settle(graph);
 }
 
+rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = dispose(graph, node);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+/* Resolves `node` inside a shared section, which the caller leaves. */
+static rp_status_t resolve_shared(const rp_graph_t *graph, rp_node_t node, uint32_t *ticket, uint32_t *slot) {
+    *ticket = rp_shared_enter((rp_graph_t *)graph);
+    rp_status_t status = rp_resolve(graph, node, slot);
+    if (status) rp_shared_exit((rp_graph_t *)graph, *ticket);
+    return status;
+}
+
 rp_status_t rp_node_kind(const rp_graph_t *graph, rp_node_t node, rp_kind_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
-    uint32_t slot;
-    rp_status_t status = rp_resolve(graph, node, &slot);
+    uint32_t ticket, slot;
+    rp_status_t status = resolve_shared(graph, node, &ticket, &slot);
     if (status) return status;
-    *out = (rp_kind_t)rp_rec(graph, slot)->kind;
+    const rp_node_rec_t *rec = rp_rec(graph, slot);
+    *out = (rec->flags & RP_F_DEFERRED) ? RP_KIND_DEFERRED_EFFECT : (rp_kind_t)rec->kind;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
     return RP_OK;
 }
 
 rp_status_t rp_node_data(const rp_graph_t *graph, rp_node_t node, void **out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
-    uint32_t slot;
-    rp_status_t status = rp_resolve(graph, node, &slot);
+    uint32_t ticket, slot;
+    rp_status_t status = resolve_shared(graph, node, &ticket, &slot);
     if (status) return status;
     *out = rp_rec(graph, slot)->data;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
     return RP_OK;
 }
 
 static rp_status_t copy_edges(const rp_graph_t *graph, rp_node_t node, bool deps, rp_node_t *nodes, size_t capacity,
                               size_t *count) {
     if (graph == NULL || count == NULL || (nodes == NULL && capacity > 0)) return RP_EINVAL;
-    uint32_t slot;
-    rp_status_t status = rp_resolve(graph, node, &slot);
+    uint32_t ticket, slot;
+    rp_status_t status = resolve_shared(graph, node, &ticket, &slot);
     if (status) return status;
     const rp_node_rec_t *rec = rp_rec(graph, slot);
     const rp_edge_t *edges = deps ? rec->deps : rec->subs;
     size_t total = deps ? rec->ndeps : rec->nsubs;
     for (size_t i = 0; i < total && i < capacity; i++) nodes[i] = rp_handle(graph, edges[i].node);
     *count = total;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
     return RP_OK;
 }
 

@@ -25,7 +25,8 @@ static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t positio
 }
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
-    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);
+    /* A scheduled deferred effect is taken up by the update its host will make. */
+    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue(graph, slot);
 }
 
 void rp_propagate(rp_graph_t *graph, uint32_t root) {
@@ -126,7 +127,7 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
-        if (rec->flags & RP_F_STALE) rp_sync_bump_u64(&graph->write_epoch);
+        if (rec->flags & RP_F_STALE) graph->write_epoch++;
     } else {
         rec->flags |= RP_F_DIRTY; /* keeps every old edge too: a retry re-reads them */
     }
@@ -175,7 +176,7 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
     uint32_t position = 0;
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
-    uint64_t epoch = rp_sync_load_u64(&graph->write_epoch);
+    uint64_t epoch = graph->write_epoch;
     bool dirty = false;
     rp_rec(graph, root)->flags |= RP_F_CHECKING;
     for (;;) {
@@ -207,7 +208,7 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
         }
         /* Done with `current`. A write made by a nested compute may have marked it. */
         if (rec->flags & RP_F_DIRTY) dirty = true;
-        bool unwritten = rp_sync_load_u64(&graph->write_epoch) == epoch;
+        bool unwritten = graph->write_epoch == epoch;
         rec->flags &= (uint16_t)~RP_F_CHECKING;
         if (current == root) {
             if (!dirty && unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
@@ -301,8 +302,9 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     return status;
 }
 
-rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
+/* A read by the thread holding the graph. Effects it makes due are left for
+ * the caller's rp_settle. */
+static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
     /* The common case in one pass: a live, idle, up-to-date node read again in
      * the same place by the active reader's run. Everything else takes the
      * general path below, which also names the error. */
@@ -310,7 +312,7 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
     if (node.graph_tag != graph->tag || slot >= graph->nslots) return read_slow(graph, node);
     rp_node_rec_t *rec = rp_rec(graph, slot);
     uint16_t flags = rec->flags;
-    if (rp_sync_load_u32(&rec->generation) != node.generation || node.generation == 0 ||
+    if (rec->generation != node.generation || node.generation == 0 ||
         (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
         return read_slow(graph, node);
     }
@@ -321,11 +323,48 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
             reader->cursor = cursor + 1;
             rec->read_stamp = reader->run_stamp;
         } else {
-            rp_status_t status = rp_link_slow(graph, slot, graph->active);
-            if (status) return status;
+            return rp_link_slow(graph, slot, graph->active);
         }
     }
-    return rp_settle(graph);
+    return RP_OK;
+}
+
+rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
+    if (graph == NULL || section == NULL) return RP_EINVAL;
+    void *self = rp_thread_self();
+    if (rp_sync_load_ptr(&graph->sections.owner) != self &&
+        rp_try_shared_read(graph, node, self, &section->ticket)) {
+        return RP_OK;
+    }
+    rp_exclusive_enter(graph);
+    rp_status_t status = read_held(graph, node);
+    if (status) {
+        (void)rp_settle(graph); /* what the refresh queued still runs */
+        rp_exclusive_exit(graph);
+        return status;
+    }
+    section->ticket = RP_TICKET_EXCLUSIVE;
+    return RP_OK;
+}
+
+rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section) {
+    if (graph == NULL || section == NULL) return RP_EINVAL;
+    if (section->ticket != RP_TICKET_EXCLUSIVE) {
+        if (section->ticket >= RP_READER_STRIPES) return RP_EINVAL;
+        rp_shared_exit(graph, section->ticket);
+        return RP_OK;
+    }
+    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    rp_status_t status = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
+    rp_read_section_t section;
+    rp_status_t status = rp_node_read_begin(graph, node, &section);
+    if (status) return status;
+    return rp_node_read_end(graph, &section);
 }
 
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
@@ -338,10 +377,7 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     status = rp_refresh(graph, slot);
     /* Its own compute may have disposed it. */
     if (status == RP_OK) status = rp_resolve(graph, node, &slot);
-    if (status) {
-        (void)rp_settle(graph); /* what the refresh queued still runs */
-        return status;
-    }
+    if (status) return status;
     uint32_t reader = graph->active;
     if (reader != RP_NO_SLOT && !graph->untracked_depth) {
         if ((status = rp_link_slow(graph, slot, reader))) return status;
@@ -354,22 +390,29 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
             queue_if_effect(graph, reader, reader_rec);
         }
     }
-    return rp_settle(graph);
+    return RP_OK;
 }
 
-rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
+static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = rp_resolve(graph, node, &slot);
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind != RP_KIND_SOURCE) return RP_EKIND;
-    rp_sync_bump_u64(&graph->write_epoch);
+    graph->write_epoch++;
     rec->flags |= RP_F_DIRTY;
     /* Even when the source is still DIRTY from an earlier write: propagation
      * stops at readers already marked, and re-marks any that lost their mark. */
     rp_propagate(graph, slot);
     return rp_settle(graph);
+}
+
+rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = source_set(graph, node);
+    rp_exclusive_exit(graph);
+    return status;
 }
 
 rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {

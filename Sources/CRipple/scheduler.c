@@ -135,6 +135,15 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
         if (rec->order != entry.order) continue; /* freed since it was queued */
         rec->flags &= (uint16_t)~RP_F_QUEUED;
+        if (rec->flags & RP_F_DEFERRED) {
+            /* Its host runs it: it stays marked until the update, so later
+             * writes coalesce into that one. */
+            if ((rec->flags & RP_F_STALE) && !(rec->flags & RP_F_SCHEDULED)) {
+                rec->flags |= RP_F_SCHEDULED;
+                graph->callbacks.schedule(graph->callbacks.host, graph, rp_handle(graph, entry.slot), rec->data);
+            }
+            continue;
+        }
         bool run = (rec->flags & RP_F_DIRTY) != 0;
         if (!run && (rec->flags & RP_F_PENDING)) {
             rp_status_t status = rp_refresh_effect(graph, entry.slot, &run);
@@ -178,27 +187,75 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
     return status;
 }
 
+/* The batch holds the graph from begin to end: its exclusive section is left
+ * by the matching end. */
 rp_status_t rp_batch_begin(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
     graph->batch_depth++;
     return RP_OK;
 }
 
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    if (graph->batch_depth == 0) return RP_ESTATE;
+    if (!rp_exclusive_held(graph) || graph->batch_depth == 0) return RP_ESTATE;
     graph->batch_depth--;
-    return rp_settle(graph);
+    rp_status_t status = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+/* Resolves an effect for a run or an update. */
+static rp_status_t resolve_idle_effect(rp_graph_t *graph, rp_node_t node, uint32_t *slot) {
+    rp_status_t status = rp_resolve(graph, node, slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, *slot);
+    if (rec->kind != RP_KIND_EFFECT) return RP_EKIND;
+    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    return RP_OK;
 }
 
 rp_status_t rp_effect_run(rp_graph_t *graph, rp_node_t node) {
     if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
     uint32_t slot;
-    rp_status_t status = rp_resolve(graph, node, &slot);
-    if (status) return status;
+    rp_status_t status = resolve_idle_effect(graph, node, &slot);
+    if (status == RP_OK) {
+        rp_run_effect(graph, slot);
+        status = rp_settle(graph);
+    }
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (rec->kind != RP_KIND_EFFECT) return RP_EKIND;
-    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
-    rp_run_effect(graph, slot);
-    return rp_settle(graph);
+    rec->flags &= (uint16_t)~RP_F_SCHEDULED;
+    bool run = (rec->flags & RP_F_DIRTY) != 0;
+    if (!run && (rec->flags & RP_F_PENDING)) {
+        rp_status_t status = rp_refresh_effect(graph, slot, &run);
+        if (status) {
+            /* Still due: the next flush schedules (or runs) it again. */
+            if ((rec->flags & RP_F_LIVE) && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);
+            return status;
+        }
+    }
+    if (run) rp_run_effect(graph, slot);
+    /* Written while it was checked or while it ran: due again. */
+    uint16_t flags = rec->flags;
+    if ((flags & RP_F_LIVE) && (flags & RP_F_STALE) && !(flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
+        rp_enqueue(graph, slot);
+    }
+    return RP_OK;
+}
+
+rp_status_t rp_effect_update(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    uint32_t slot;
+    rp_status_t status = resolve_idle_effect(graph, node, &slot);
+    if (status == RP_OK) status = update_effect(graph, slot);
+    rp_status_t flushed = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status ? status : flushed;
 }

@@ -1,40 +1,100 @@
 /*
- * sync.h: every Concurrency Kit call the engine makes, in one place.
+ * sync.h: every atomic operation the engine makes, in one place.
  *
- * A graph is used by one thread at a time today. The counters below are the
- * ones a concurrent reader validates against (a node's generation says whether
- * a handle is still live; the write epoch says whether anything was written
- * since a re-validation began), so they are read and written through ck_pr
- * already: making a graph shared across threads then changes these helpers and
- * the locking around the public calls, not the propagation algorithm.
+ * The engine's shared state is guarded by the sections of sections.c; the
+ * only words touched by several threads at once are the sections' own (the
+ * reader stripes, the owner, the waiter count). Their operations are Concurrency
+ * Kit's ck_pr, with the ordering each use needs spelled out.
+ *
+ * Under ThreadSanitizer the same operations go through the compiler's __atomic
+ * builtins instead: ck_pr's loads and stores are volatile accesses and its
+ * read-modify-writes inline assembly (or __sync builtins), which the sanitizer
+ * cannot see as synchronization. The orderings are the same, so what the
+ * sanitizer checks is the protocol the engine runs.
  */
 #ifndef RP_SYNC_H
 #define RP_SYNC_H
 
 #include <ck_pr.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-/* Pairs with rp_sync_store_u32 in the writer that frees or reuses a slot. */
+#if defined(__SANITIZE_THREAD__)
+#define RP_SYNC_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RP_SYNC_TSAN 1
+#endif
+#endif
+
+#if defined(RP_SYNC_TSAN)
+
 static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
-    return ck_pr_load_32(target);
+    return __atomic_load_n(target, __ATOMIC_ACQUIRE);
+}
+static inline void rp_sync_store_u32(uint32_t *target, uint32_t value) {
+    __atomic_store_n(target, value, __ATOMIC_RELEASE);
+}
+static inline void *rp_sync_load_ptr(void *const *target) {
+    return __atomic_load_n(target, __ATOMIC_ACQUIRE);
+}
+static inline bool rp_sync_cas_ptr(void **target, void *expected, void *desired) {
+    return __atomic_compare_exchange_n(target, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+static inline void rp_sync_inc_u32(uint32_t *target) {
+    __atomic_fetch_add(target, 1, __ATOMIC_SEQ_CST);
+}
+static inline void rp_sync_dec_u32(uint32_t *target) {
+    __atomic_fetch_sub(target, 1, __ATOMIC_SEQ_CST);
+}
+static inline void rp_sync_full_fence(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* Pairs with rp_sync_load_u32 in readers validating a handle. */
+#else
+
+/* Acquire: what the thread that stored the value did before is visible after. */
+static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
+    uint32_t value = ck_pr_load_32(target);
+    ck_pr_fence_acquire();
+    return value;
+}
+/* Release: pairs with rp_sync_load_u32. */
 static inline void rp_sync_store_u32(uint32_t *target, uint32_t value) {
+    ck_pr_fence_release();
     ck_pr_store_32(target, value);
 }
-
-static inline uint64_t rp_sync_load_u64(const uint64_t *target) {
-    return ck_pr_load_64(target);
+static inline void *rp_sync_load_ptr(void *const *target) {
+    void *value = ck_pr_load_ptr(target);
+    ck_pr_fence_acquire();
+    return value;
+}
+/* Full barrier on both sides, like the increments and decrements below. */
+static inline bool rp_sync_cas_ptr(void **target, void *expected, void *desired) {
+    ck_pr_fence_atomic();
+    bool swapped = ck_pr_cas_ptr(target, expected, desired);
+    ck_pr_fence_atomic_load();
+    return swapped;
+}
+static inline void rp_sync_inc_u32(uint32_t *target) {
+    ck_pr_fence_atomic();
+    ck_pr_inc_32(target);
+    ck_pr_fence_atomic_load();
+}
+static inline void rp_sync_dec_u32(uint32_t *target) {
+    ck_pr_fence_release();
+    ck_pr_dec_32(target);
+    ck_pr_fence_atomic_load();
+}
+static inline void rp_sync_full_fence(void) {
+    ck_pr_fence_memory();
 }
 
-/* Advances a version counter and returns the new value. Pairs with
- * rp_sync_load_u64 in re-validation, which compares versions it saw before and
- * after running host code. */
-static inline uint64_t rp_sync_bump_u64(uint64_t *target) {
-    uint64_t next = ck_pr_load_64(target) + 1;
-    ck_pr_store_64(target, next);
-    return next;
+#endif
+
+/* Lets the other hyperthread (or, under oversubscription, thread) progress. */
+static inline void rp_sync_pause(void) {
+    ck_pr_stall();
 }
 
 #endif

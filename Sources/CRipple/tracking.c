@@ -139,15 +139,19 @@ void rp_unlink_deps_from(rp_graph_t *graph, uint32_t sub, uint32_t first) {
     }
 }
 
+/* Like a batch, the section holds the graph from begin to end: the depth
+ * belongs to the run in progress on the holding thread. */
 rp_status_t rp_untracked_begin(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
     graph->untracked_depth++;
     return RP_OK;
 }
 
 rp_status_t rp_untracked_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    if (graph->untracked_depth == 0) return RP_ESTATE;
+    if (!rp_exclusive_held(graph) || graph->untracked_depth == 0) return RP_ESTATE;
     graph->untracked_depth--;
+    rp_exclusive_exit(graph);
     return RP_OK;
 }

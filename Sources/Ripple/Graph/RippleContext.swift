@@ -68,7 +68,7 @@ public func withIsolatedRuntime<T>(_ body: () throws -> T) rethrows -> T {
 ///   `Sendable`.
 ///
 /// Threading: `body` runs in the caller's isolation; child tasks inherit the override (detached tasks do not).
-/// Use the runtime's nodes from one thread at a time. Lifetime: as for the synchronous version.
+/// Lifetime: as for the synchronous version.
 public func withIsolatedRuntime<T>(
     isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
 ) async rethrows -> T {
@@ -88,7 +88,7 @@ public func withIsolatedRuntime<T>(
 /// let doubled = withIsolatedRuntime(using: runtime) { derive { count.value * 2 } }
 /// ```
 ///
-/// Threading: runs `body` synchronously on the calling thread; `runtime` must not be in use on another thread.
+/// Threading: runs `body` synchronously on the calling thread; other threads may use `runtime` meanwhile.
 /// Lifetime: the binding keeps `runtime` alive while `body` runs.
 // Disfavored so that `await withIsolatedRuntime { ... }` in an async context picks the async overload (no
 // "no 'async' operations occur within 'await'" warning), as in the README's parallel-test example. In synchronous
@@ -114,7 +114,7 @@ public func withIsolatedRuntime<T>(using runtime: Runtime, _ body: () throws -> 
 /// - Parameter isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
 ///   `Sendable`.
 ///
-/// Threading: `body` runs in the caller's isolation; `runtime` must not be used on two threads at once.
+/// Threading: `body` runs in the caller's isolation; other threads may use `runtime` meanwhile.
 /// Lifetime: the binding keeps `runtime` alive while `body` runs.
 public func withIsolatedRuntime<T>(
     using runtime: Runtime, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T

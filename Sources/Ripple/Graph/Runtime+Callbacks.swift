@@ -34,22 +34,41 @@ extension Runtime {
                     state.pointee.exitEvaluation(restoring: outerEffect)
                 }
             },
-            watched: { _, _, _, data in
-                // The node gained its first reader: the readers now keep it alive (dependents hold their sources
-                // strongly). Must not call into the graph: a retain does not.
-                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
-                if node._withUnsafeGuaranteedRef({ $0.retainsWhileWatched }) {
-                    _ = node.retain()
+            schedule: { _, _, handle, data in
+                // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
+                // where the effect learns its handle.
+                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
+                    node.handle = handle
+                    node.scheduleUpdate()
                 }
+            },
+            watched: { host, _, _, data in
+                // The node gained its first reader: the readers now keep it alive (dependents hold their sources
+                // strongly), unless that reader is the observer behind a `values` sequence, which must not keep
+                // its node alive (the sequence finishes when the node goes). Must not call into the graph: a
+                // retain does not.
+                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                if let reader = state.pointee.runningEffect,
+                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }) {
+                    return
+                }
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                let retains = node._withUnsafeGuaranteedRef { node in
+                    node.isRetainedByReaders = node.retainsWhileWatched
+                    return node.retainsWhileWatched
+                }
+                if retains { _ = node.retain() }
             },
             unwatched: { _, _, _, data in
                 // The node lost its last reader. The engine delivers this outside any callback and only for a live
                 // node (a disposed node's pending notification is dropped), so releasing here may run a deinit
                 // cascade that disposes nodes.
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
-                if node._withUnsafeGuaranteedRef({ $0.retainsWhileWatched }) {
-                    node.release()
+                let retained = node._withUnsafeGuaranteedRef { node in
+                    defer { node.isRetainedByReaders = false }
+                    return node.isRetainedByReaders
                 }
+                if retained { node.release() }
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )

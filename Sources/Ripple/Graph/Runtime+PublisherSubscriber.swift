@@ -24,25 +24,27 @@ extension Runtime {
     /// count.value = 1                        // prints "count: 1"
     /// ```
     ///
-    /// Threading: on the runtime's thread; `run()` is called before this returns and later on the thread of the
+    /// Threading: from any thread; `run()` is called before this returns and later on the thread of the
     /// triggering writes. Lifetime: not retained; call ``unregister(subscriber:)`` to stop it earlier.
     public func register(_ subscriber: any Subscriber) {
-        if subscriber is RippleNode {
-            subscriber.run()
-            return
-        }
-        let key = ObjectIdentifier(subscriber)
-        if let existing = subscriberNodes[key] {
-            if existing.subscriber === subscriber {
-                if !existing.isRunning { existing.runEffectNow() }
+        batch {
+            if subscriber is RippleNode {
+                subscriber.run()
                 return
             }
-            subscriberNodes[key] = nil  // an earlier object at the same address
-            existing.disposeNode()
+            let key = ObjectIdentifier(subscriber)
+            if let existing = subscriberNodes[key] {
+                if existing.subscriber === subscriber {
+                    if !existing.isRunning { existing.runEffectNow() }
+                    return
+                }
+                subscriberNodes[key] = nil  // an earlier object at the same address
+                existing.disposeNode()
+            }
+            let node = SubscriberNode(runtime: self, subscriber: subscriber)
+            subscriberNodes[key] = node
+            node.createNode(.RP_KIND_EFFECT)
         }
-        let node = SubscriberNode(runtime: self, subscriber: subscriber)
-        subscriberNodes[key] = node
-        node.createNode(.RP_KIND_EFFECT)
     }
 
     /// Removes a subscriber from the graph: it is not run again.
@@ -56,15 +58,17 @@ extension Runtime {
     /// count.value = 2                        // logger does not run
     /// ```
     ///
-    /// Threading: on the runtime's thread; allowed inside the subscriber's own `run()`.
+    /// Threading: from any thread; allowed inside the subscriber's own `run()`.
     public func unregister(subscriber: any Subscriber) {
-        if let effect = subscriber as? Effect {
-            effect.cancel()
-            return
-        }
-        if subscriber is RippleNode { return }
-        if let node = subscriberNodes.removeValue(forKey: ObjectIdentifier(subscriber)) {
-            node.disposeNode()
+        batch {
+            if let effect = subscriber as? Effect {
+                effect.cancel()
+                return
+            }
+            if subscriber is RippleNode { return }
+            if let node = subscriberNodes.removeValue(forKey: ObjectIdentifier(subscriber)) {
+                node.disposeNode()
+            }
         }
     }
 
@@ -81,11 +85,13 @@ extension Runtime {
     /// }
     /// ```
     ///
-    /// Threading: on the runtime's thread.
+    /// Threading: from any thread.
     public func unregister(publisher: any Publisher) {
-        if publisher is RippleNode { return }
-        if let node = publisherNodes.removeValue(forKey: ObjectIdentifier(publisher)) {
-            node.disposeNode()
+        batch {
+            if publisher is RippleNode { return }
+            if let node = publisherNodes.removeValue(forKey: ObjectIdentifier(publisher)) {
+                node.disposeNode()
+            }
         }
     }
 
@@ -103,16 +109,17 @@ extension Runtime {
     /// }
     /// ```
     ///
-    /// Threading: on the runtime's thread. Reading a publisher of this runtime inside another runtime's
+    /// Threading: from any thread. Reading a publisher of this runtime inside another runtime's
     /// derivation or effect traps with a message naming both runtimes.
     public func willRead(_ publisher: any Publisher) {
         if let node = publisher as? RippleNode {
             node.recordRead()
             return
         }
-        if evaluationDepth == 0 {
-            // Nothing of this runtime is running, so nothing can depend on the read.
-            if let innermost = EvaluationThreadState.innermost, innermost != opaqueSelf {
+        let innermost = EvaluationThreadState.innermost
+        if innermost != opaqueSelf {
+            // Nothing of this runtime is running on this thread, so nothing can depend on the read.
+            if let innermost {
                 failForeignRead(nodeLabel: PublisherNode.label(for: publisher), evaluating: innermost)
             }
             return
@@ -138,35 +145,39 @@ extension Runtime {
     /// }
     /// ```
     ///
-    /// Threading: on the runtime's thread.
+    /// Threading: from any thread.
     public func didMutate(_ publisher: any Publisher) {
-        if let node = publisher as? RippleNode {
-            node.externalMutation()
-            return
+        batch {
+            if let node = publisher as? RippleNode {
+                node.externalMutation()
+                return
+            }
+            let key = ObjectIdentifier(publisher)
+            guard let node = publisherNodes[key] else { return }
+            guard node.publisher === publisher else {
+                publisherNodes[key] = nil  // an earlier object at the same address
+                node.disposeNode()
+                return
+            }
+            let status = rp_source_set(graph, node.handle)
+            if _slowPath(status != .RP_OK) { fail(status, "writing", node: node) }
         }
-        let key = ObjectIdentifier(publisher)
-        guard let node = publisherNodes[key] else { return }
-        guard node.publisher === publisher else {
-            publisherNodes[key] = nil  // an earlier object at the same address
-            node.disposeNode()
-            return
-        }
-        let status = rp_source_set(graph, node.handle)
-        if _slowPath(status != .RP_OK) { fail(status, "writing", node: node) }
     }
 
     /// Removes the nodes of registered subscribers that are gone. Such a node still reads its dependencies, so
     /// the Ripple nodes it reads stay alive and keep this runtime alive: `withIsolatedRuntime` sweeps them when
     /// its body returns, so that an isolated runtime is freed with the test that used it.
     func dropDeadSubscribers() {
-        if subscriberNodes.isEmpty { return }
-        var dead: [SubscriberNode] = []
-        for node in subscriberNodes.values where node.subscriber == nil && !node.isRunning {
-            dead.append(node)
-        }
-        for node in dead {
-            subscriberNodes[node.key] = nil
-            node.disposeNode()
+        batch {
+            if subscriberNodes.isEmpty { return }
+            var dead: [SubscriberNode] = []
+            for node in subscriberNodes.values where node.subscriber == nil && !node.isRunning {
+                dead.append(node)
+            }
+            for node in dead {
+                subscriberNodes[node.key] = nil
+                node.disposeNode()
+            }
         }
     }
 

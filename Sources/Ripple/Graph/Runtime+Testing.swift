@@ -11,7 +11,7 @@ extension Runtime {
     /// #expect(runtime.liveNodeCount == 0)
     /// ```
     ///
-    /// Threading: on the runtime's thread, outside any callback of another thread.
+    /// Threading: from any thread.
     public var liveNodeCount: Int {
         stats().live_nodes
     }
@@ -24,7 +24,7 @@ extension Runtime {
     /// #expect(Runtime.current.liveEdgeCount == 1)
     /// ```
     ///
-    /// Threading: on the runtime's thread.
+    /// Threading: from any thread.
     public var liveEdgeCount: Int {
         stats().live_edges
     }
@@ -36,7 +36,7 @@ extension Runtime {
     /// #expect(runtime.checkInvariants() == nil)
     /// ```
     ///
-    /// Threading: on the runtime's thread, outside derivations and effects.
+    /// Threading: from any thread, outside derivations and effects.
     public func checkInvariants() -> String? {
         var message = [CChar](repeating: 0, count: 512)
         let status = _rp_graph_check(graph, &message, message.count)

@@ -18,10 +18,15 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// A runtime is not thread-safe: one runtime's nodes must be used from one thread at a time (calls on one runtime
-/// must not overlap in time). Different runtimes may be used from different threads at once. Effects and
-/// derivation bodies run on the thread of the read or write that triggered them. Ripple is designed to be used
-/// from the main actor, as the original Ripple documents.
+/// One runtime may be used from any thread, task or actor at once. Every write, ``batch(_:)`` and
+/// ``AtomObject/update(_:)`` is atomic, and all of them happen in one order; a read returns a value consistent with
+/// a prefix of that order, and a derivation's value always comes from one consistent set of its inputs. Reads of
+/// up-to-date values do not wait for each other; a write, or a read that has to recompute, holds the graph while
+/// it works (other threads wait for it). Derivation bodies and effects never run on two threads at once: a body
+/// runs on the thread whose read or write needed it, and an effect by default on the thread of the write (or
+/// batch end) that triggered it. Bind an effect that touches main-actor state to ``EffectScheduler/mainActor``
+/// (`Effect(on: .mainActor) { ... }`) so that writes from other threads are rendered there, coalesced. Code that
+/// holds the graph (a batch, a body, an effect) must not wait for another thread that uses the same runtime.
 ///
 /// ## Lifetime
 /// Every node holds its runtime strongly, so a runtime lives at least as long as its nodes; when its last node
@@ -34,7 +39,7 @@ public final class Runtime {
     /// assert(count.runtime === Runtime.shared)
     /// ```
     ///
-    /// Threading: like every runtime, use it from one thread at a time (the main actor, typically).
+    /// Threading: like every runtime, usable from any thread, task or actor.
     /// Lifetime: it is never freed.
     public static let shared = Runtime()
 
@@ -84,8 +89,7 @@ public final class Runtime {
     ///   what it (or an effect it triggers) reads is stopped past this bound with a trap that names it.
     ///   Must be at least 1.
     ///
-    /// Threading: the new runtime may be handed to another thread before use; afterwards use it from one thread
-    /// at a time. Lifetime: freed when the last reference to it (including the one every node holds) goes.
+    /// Threading: usable from any thread. Lifetime: freed when the last reference to it (including the one every node holds) goes.
     public init(settleBound: Int = 100) {
         precondition(
             settleBound >= 1 && settleBound <= Int(UInt32.max),
@@ -190,8 +194,9 @@ struct RuntimeState {
         }
     }
 
-    /// Traps when `node` (of this runtime) is read while another runtime is evaluating on this thread.
-    /// Call only when `evaluationDepth == 0`: inside this runtime's own evaluations nothing is checked.
+    /// Traps when `node` (of this runtime) is read while another runtime is evaluating on this thread. Consults
+    /// only the thread's own record and `host`, which never changes: other threads may be evaluating in this
+    /// runtime at the same time.
     @inline(__always)
     func checkNoForeignEvaluation(reading node: RippleNode) {
         if let innermost = EvaluationThreadState.innermost, innermost != host {
@@ -200,8 +205,9 @@ struct RuntimeState {
     }
 }
 
-// The runtime is handed between tasks (it is the value of a @TaskLocal and `shared` is a global), so it must be
-// Sendable. It is @unchecked because its state is not protected by a lock: the contract, documented on the class,
-// is that one runtime's nodes are used from one thread at a time, as the engine requires of one graph
-// (include/ripple.h: "calls on one graph must not overlap in time"). The threading work will lift this.
+// The runtime is handed between tasks and threads. It is @unchecked because the compiler cannot see what guards its
+// mutable state: `RuntimeState` (evaluation depth, running effect) and the publisher/subscriber dictionaries are
+// read and written only while the engine's graph is held exclusively, by engine callbacks or inside `batch`
+// (include/ripple.h, "Conventions" and "threads"); everything else is immutable after `init`. Reads that share the
+// graph touch none of it.
 extension Runtime: @unchecked Sendable {}

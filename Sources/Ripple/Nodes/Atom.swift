@@ -13,7 +13,7 @@
 /// ```
 ///
 /// ## Threading
-/// Like the atom it wraps: one thread at a time, the runtime's.
+/// Like the atom it wraps: from any thread.
 ///
 /// ## Lifetime
 /// The wrapper holds the atom strongly; copies of the wrapper share the same atom. The atom belongs to the runtime
@@ -56,7 +56,7 @@ public struct Atom<Value: Equatable> {
     /// count += 1               // a read, then a write
     /// ```
     ///
-    /// Threading: from the thread that uses the atom's runtime. The setter is `nonmutating`: the value lives in
+    /// Threading: from any thread. The setter is `nonmutating`: the value lives in
     /// the shared ``AtomObject``, not in the wrapper.
     @inlinable
     public var wrappedValue: Value {

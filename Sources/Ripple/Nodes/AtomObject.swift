@@ -17,7 +17,9 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// Use an atom from one thread at a time, like its ``RippleNode/runtime``.
+/// Any thread may read and write an atom at any time (see ``Runtime`` for the model). Each write is atomic, but
+/// `count.value += 1` is a read and then a write: use ``update(_:)`` for a read-modify-write that no other
+/// thread's write can slip into.
 ///
 /// ## Lifetime
 /// The atom leaves the graph when its last reference goes. Derivations and effects that read it keep it alive.
@@ -55,22 +57,57 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// name.value += "!"             // a get, then a set
     /// ```
     ///
-    /// Threading: from the thread that uses the atom's runtime. A trap occurs when the atom is read inside a
+    /// Threading: from any thread; each read and each write is atomic. A trap occurs when the atom is read inside a
     /// derivation or effect of another runtime.
     @inlinable
     public var value: Value {
         get {
-            recordRead()
-            return latest
+            let ticket = beginRead()
+            let value = latest
+            endRead(ticket)
+            return value
         }
         set {
-            if equals(latest, newValue) { return }
-            latest = newValue
-            announceWrite()
+            exclusively {
+                if equals(latest, newValue) { return }
+                latest = newValue
+                announceWrite()
+            }
         }
     }
 
-    /// Tells the engine that `latest` was written.
+    /// Reads and writes the value in one atomic step: `body` gets the current value to modify in place, and no
+    /// other thread reads or writes the graph until it returns. A result that equals the value before (by the
+    /// atom's equality) is no write. Returns what `body` returns.
+    ///
+    /// ```swift
+    /// let hits = atom(0)
+    /// DispatchQueue.concurrentPerform(iterations: 1_000) { _ in
+    ///     hits.update { $0 += 1 }
+    /// }
+    /// print(hits.value)           // 1000: no increment lost
+    /// ```
+    ///
+    /// - Parameter body: modifies the value. It may read other nodes (untracked outside derivations and effects)
+    ///   but should be short: every other thread using the runtime waits for it.
+    ///
+    /// Threading: from any thread. Like a write, it runs the effects that depend on the change before it returns,
+    /// outside a batch.
+    @inlinable
+    @discardableResult
+    public func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try exclusively {
+            var next = latest
+            let result = try body(&next)
+            if !equals(latest, next) {
+                latest = next
+                announceWrite()
+            }
+            return result
+        }
+    }
+
+    /// Tells the engine that `latest` was written. Called while the graph is held.
     @usableFromInline
     func announceWrite() {
         let status = rp_source_set(graph, handle)
@@ -85,10 +122,18 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func externalMutation() {
-        mutatedInPlace = true
-        announceWrite()
+        exclusively {
+            mutatedInPlace = true
+            announceWrite()
+        }
     }
 }
+
+// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`) is written only while its runtime's graph is
+// held exclusively (writes and `update` run in a batch; commits run inside engine calls) and read either there or
+// between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write overlaps
+// (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.
+extension AtomObject: @unchecked Sendable where Value: Sendable {}
 
 /// Creates an atom holding `value`, compared with `==`.
 ///
@@ -107,7 +152,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 ///   - fileID: the file of the call (leave the default).
 ///   - line: the line of the call (leave the default).
 ///
-/// Threading: call it on the thread that uses the current runtime. Lifetime: the atom lives as long as you (or the
+/// Threading: from any thread. Lifetime: the atom lives as long as you (or the
 /// derivations and effects that read it) hold it.
 @inlinable
 public func atom<T: Equatable>(
@@ -133,7 +178,7 @@ public func atom<T: Equatable>(
 ///   - fileID: the file of the call (leave the default).
 ///   - line: the line of the call (leave the default).
 ///
-/// Threading: call it on the thread that uses the current runtime. Lifetime: the atom (and `equals`) live as long
+/// Threading: from any thread. Lifetime: the atom (and `equals`) live as long
 /// as you (or the derivations and effects that read it) hold it.
 @inlinable
 public func atom<T>(

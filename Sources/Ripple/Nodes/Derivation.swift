@@ -19,8 +19,8 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// Use a derivation from one thread at a time, like its ``RippleNode/runtime``. Its body runs on the thread of
-/// the read that needs it.
+/// Read a derivation from any thread. Its body runs on the thread of the read (or write) that needs it, never on
+/// two threads at once; reads of an up-to-date value from several threads do not wait for each other.
 ///
 /// ## Lifetime
 /// A derivation leaves the graph when its last reference goes. Live effects (and derivations they read) that read
@@ -87,13 +87,15 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// print(sorted.value)        // [1, 2, 3]
     /// ```
     ///
-    /// Threading: from the thread that uses the derivation's runtime. Reading a derivation inside its own body,
+    /// Threading: from any thread. Reading a derivation inside its own body,
     /// directly or through others, traps with a message that names the cycle.
     @inlinable
     public var value: Value {
-        recordRead()
+        let ticket = beginRead()
         if _slowPath(!hasValue) { Derivation.missingValue(label) }
-        return cached.pointee
+        let value = cached.pointee
+        endRead(ticket)
+        return value
     }
 
     /// Brings the cached value up to date without recording a read.
@@ -145,7 +147,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 ///   - body: computes the value from other nodes. It may write atoms (the write applies at once); it must not read
 ///     the derivation itself.
 ///
-/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
+/// Threading: from any thread. Lifetime: the derivation and its body live as
 /// long as you (or live readers) hold it.
 @inlinable
 public func derive<T: Equatable>(
@@ -170,7 +172,7 @@ public func derive<T: Equatable>(
 ///   - line: the line of the call (leave the default).
 ///   - body: computes the value from other nodes; it must not read the derivation itself.
 ///
-/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation and its body live as
+/// Threading: from any thread. Lifetime: the derivation and its body live as
 /// long as you (or live readers) hold it.
 @inlinable
 public func derive<T>(
@@ -197,7 +199,7 @@ public func derive<T>(
 ///   - line: the line of the call (leave the default).
 ///   - body: computes the value from other nodes; it must not read the derivation itself.
 ///
-/// Threading: call it on the thread that uses the current runtime. Lifetime: the derivation, its body and
+/// Threading: from any thread. Lifetime: the derivation, its body and
 /// `equals` live as long as you (or live readers) hold it.
 @inlinable
 public func derive<T>(
@@ -206,3 +208,9 @@ public func derive<T>(
 ) -> Derivation<T> {
     Derivation(recompute: Derivation.storing(body, equals: equals), label: label, fileID: fileID, line: line)
 }
+
+// The cached value is written only by `compute()`, which the engine calls while the graph is held exclusively,
+// and read between rp_node_read_begin and rp_node_read_end, which no compute overlaps (include/ripple.h,
+// "threads"). The body runs under the same exclusion, so it never runs on two threads at once. So sharing the
+// object between threads is safe when its values are.
+extension Derivation: @unchecked Sendable where Value: Sendable {}

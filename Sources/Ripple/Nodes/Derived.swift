@@ -16,7 +16,7 @@
 /// re-runs); for other values every recomputation is.
 ///
 /// ## Threading
-/// Like the derivation it wraps: one thread at a time, the runtime's.
+/// Like the derivation it wraps: from any thread.
 ///
 /// ## Lifetime
 /// The wrapper holds the derivation strongly; copies share it. The derivation belongs to the runtime that was
@@ -94,7 +94,7 @@ public struct Derived<Value> {
     /// print(title)                    // "Ripple"
     /// ```
     ///
-    /// Threading: from the thread that uses the derivation's runtime.
+    /// Threading: from any thread.
     @inlinable
     public var wrappedValue: Value {
         projectedValue.value

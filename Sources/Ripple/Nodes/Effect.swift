@@ -20,8 +20,11 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// Use an effect from one thread at a time, like its ``RippleNode/runtime``. The body runs on the thread of the
-/// write (or batch end) that triggered it.
+/// The effects of one runtime never run at the same time as each other, or as a derivation's body. By default the
+/// body runs synchronously on the thread of the write (or batch end) that triggered it, whichever thread that is.
+/// Created with a scheduler (`Effect(on: .mainActor) { ... }`), it runs where the scheduler puts it instead, and
+/// every change made before that run coalesces into it: see ``EffectScheduler``. ``cancel()``, ``run()`` and
+/// ``isCancelled`` may be used from any thread.
 ///
 /// ## Lifetime
 /// An effect runs while it is strongly referenced and not cancelled: releasing the last reference stops it at once
@@ -36,6 +39,12 @@ public final class Effect: RippleNode, Subscriber {
     @exclusivity(unchecked) var cleanups: [() -> Void] = []
     /// The body is running (guards ``run()`` called from inside it).
     @exclusivity(unchecked) private var isRunning = false
+    /// Where the runs of a deferred effect go; nil for a synchronous effect.
+    private let scheduler: (any EffectScheduler)?
+    /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
+    let isValuesObserver: Bool
+    /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
+    @exclusivity(unchecked) private var cancelled = false
 
     /// Whether the effect has stopped, by ``cancel()`` or because its last reference went.
     ///
@@ -45,8 +54,10 @@ public final class Effect: RippleNode, Subscriber {
     /// assert(e.isCancelled)
     /// ```
     ///
-    /// Threading: read it on the runtime's thread.
-    @exclusivity(unchecked) public private(set) var isCancelled = false
+    /// Threading: from any thread.
+    public var isCancelled: Bool {
+        exclusively { cancelled }
+    }
 
     /// Creates an effect in ``Runtime/current`` and runs its body once, now.
     ///
@@ -66,7 +77,85 @@ public final class Effect: RippleNode, Subscriber {
     /// Lifetime: keep a strong reference for as long as the effect should run.
     public init(label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> Void) {
         self.body = body
+        scheduler = nil
+        isValuesObserver = false
         super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        createNode(.RP_KIND_EFFECT)
+    }
+
+    /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.
+    ///
+    /// When something the body read changes, the effect asks `scheduler` for one run; every change made until
+    /// that run starts coalesces into it, and the run sees the latest values. A run still never overlaps
+    /// another effect of the runtime.
+    ///
+    /// ```swift
+    /// let progress = atom(0.0)
+    /// let log = Effect(on: .actor(logger)) { print("progress", progress.value) }
+    /// Task.detached { for step in 1...100 { progress.value = Double(step) / 100 } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - scheduler: where runs happen: ``EffectScheduler/mainActor``, ``EffectScheduler/actor(_:)``, or
+    ///     your own ``EffectScheduler``.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///   - body: the code to run, as for ``init(label:fileID:line:_:)``.
+    ///
+    /// Threading: `init` returns at once; the first run is scheduled. Lifetime: keep a strong reference for as
+    /// long as the effect should run; a run scheduled for an effect that is gone by then does nothing.
+    public init(
+        on scheduler: some EffectScheduler, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        self.body = body
+        self.scheduler = scheduler
+        isValuesObserver = false
+        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        createNode(.RP_KIND_DEFERRED_EFFECT)
+    }
+
+    /// Creates an effect in ``Runtime/current`` whose body runs on the main actor, the first run included.
+    ///
+    /// The usual way to render state that any thread may write: each run sees the latest values, and bursts of
+    /// writes made between two runs coalesce into one.
+    ///
+    /// ```swift
+    /// @MainActor final class CounterLabel { var text = "" }
+    /// let label = CounterLabel()
+    /// let count = atom(0)
+    /// let render = Effect(on: .mainActor) { label.text = "Count: \(count.value)" }
+    /// Task.detached { for _ in 0..<1_000 { count.update { $0 += 1 } } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - scheduler: ``EffectScheduler/mainActor``.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///   - body: main-actor code to run, as for ``init(label:fileID:line:_:)``.
+    ///
+    /// Threading: `init` may be called from any thread and returns at once. Lifetime: as for
+    /// ``init(on:label:fileID:line:_:)``.
+    public init(
+        on scheduler: MainActorScheduler, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ body: @escaping @MainActor () -> Void
+    ) {
+        self.body = { MainActor.assumeIsolated(body) }
+        self.scheduler = scheduler
+        isValuesObserver = false
+        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        createNode(.RP_KIND_DEFERRED_EFFECT)
+    }
+
+    /// The observer behind a `values` sequence: a synchronous effect in `runtime` whose reads do not keep what
+    /// they read alive.
+    init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
+        self.body = body
+        scheduler = nil
+        isValuesObserver = true
+        super.init(runtime: runtime, label: label, fileID: "", line: 0)
         createNode(.RP_KIND_EFFECT)
     }
 
@@ -86,10 +175,13 @@ public final class Effect: RippleNode, Subscriber {
     /// assert(renders == 2)
     /// ```
     ///
-    /// Threading: on the runtime's thread; the body runs before `run()` returns, even inside a batch.
+    /// Threading: from any thread; the body runs on the calling thread before `run()` returns, even inside a
+    /// batch, and even for an effect bound to a scheduler.
     public func run() {
-        if isCancelled || isRunning { return }
-        runEffectNow()
+        exclusively {
+            if cancelled || isRunning { return }
+            runEffectNow()
+        }
     }
 
     /// Stops the effect at once: runs its pending cleanups (in registration order), leaves the graph and releases
@@ -109,25 +201,41 @@ public final class Effect: RippleNode, Subscriber {
     /// e.cancel()                    // nothing: already cancelled
     /// ```
     ///
-    /// Threading: on the runtime's thread. Lifetime: the effect object stays valid; only its node is gone.
+    /// Threading: from any thread. Lifetime: the effect object stays valid; only its node is gone.
     public func cancel() {
-        if isCancelled { return }
-        isCancelled = true
-        runCleanups()
-        disposeNode()
-        body = nil
+        exclusively {
+            if cancelled { return }
+            cancelled = true
+            runCleanups()
+            disposeNode()
+            body = nil
+        }
+    }
+
+    override func scheduleUpdate() {
+        guard let scheduler else {
+            preconditionFailure("Ripple: internal error: the synchronous effect \(label) was scheduled.")
+        }
+        scheduler.schedule { [weak self] in self?.update() }
+    }
+
+    /// Runs a deferred effect if something it read changed since it last ran (its scheduled job).
+    private func update() {
+        let status = rp_effect_update(graph, handle)
+        // Stale: cancelled (or freed) since it was scheduled; nothing to run.
+        if _slowPath(status != .RP_OK && status != .RP_ESTALE) { runtime.fail(status, "updating", node: self) }
     }
 
     override func runEffect() {
         if !cleanups.isEmpty { runCleanups() }
-        guard !isCancelled, let body else { return }  // a cleanup cancelled it
+        guard !cancelled, let body else { return }  // a cleanup cancelled it
         let state = self.state
         isRunning = true
         state.pointee.runningEffect = Unmanaged.passUnretained(self)
         body()
         state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
-        if isCancelled, !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body
+        if cancelled, !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body
     }
 
     /// Runs and forgets the pending cleanups, in registration order, without recording reads.
@@ -141,3 +249,11 @@ public final class Effect: RippleNode, Subscriber {
         _ = rp_untracked_end(graph)
     }
 }
+
+// An effect's stored properties are touched only while its runtime's graph is held exclusively: runs happen inside
+// engine calls, and `cancel()`, `run()` and `isCancelled` hold the graph themselves. Bodies never run on two
+// threads at once (one runtime's effects and derivations never overlap). A synchronous effect's body is not
+// required to be Sendable, for main-actor code that keeps working unchanged: it runs on whichever thread writes
+// what it read, so code that writes from other threads binds such an effect to a scheduler (documented on the
+// class).
+extension Effect: @unchecked Sendable {}

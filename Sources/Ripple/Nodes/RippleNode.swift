@@ -14,7 +14,7 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// A node is used from one thread at a time, like its runtime.
+/// A node may be used from any thread, like its runtime: see ``Runtime`` for the model.
 ///
 /// ## Lifetime
 /// A node lives in the graph exactly as long as its Swift object: releasing the last reference removes it from the
@@ -47,12 +47,17 @@ public class RippleNode {
     /// The runtime's evaluation state: what reads and writes need, reached without reference counting.
     let state: UnsafeMutablePointer<RuntimeState>
 
-    /// The engine's handle. Set when the node is created (for an effect: by its first run, which happens inside
-    /// rp_node_create); an effect restarted by `run()` gets a new one.
+    /// The engine's handle. Set when the node is created; for an effect, by its first run or its scheduling,
+    /// which happen inside rp_node_create while the graph is held (a scheduled update may read it on another
+    /// thread as soon as the graph is released).
     @exclusivity(unchecked) var handle = rp_node_t()
 
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
     let retainsWhileWatched: Bool
+
+    /// The watched callback retained this object (its first reader was not a ``values`` observer), so the
+    /// unwatched callback releases it. Touched only while the graph is held.
+    @exclusivity(unchecked) var isRetainedByReaders = false
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
@@ -102,15 +107,19 @@ public class RippleNode {
         }
     }
 
-    /// Creates this object's node in the engine. For an effect, the first run happens before this returns.
+    /// Creates this object's node in the engine. For an effect, the first run (or its scheduling) happens before
+    /// this returns.
     final func createNode(_ kind: rp_kind_t) {
-        var created = rp_node_t()  // not &handle: the first run of an effect sets `handle` during this call
+        var created = rp_node_t()  // not &handle: an effect's callbacks set `handle` during this call
         let status = rp_node_create(graph, kind, Unmanaged.passUnretained(self).toOpaque(), &created)
-        if created.generation != 0 { handle = created }
+        // An effect's handle was set inside the call, while the graph was held; writing it again here, after the
+        // graph was released, would race with a scheduled update reading it on another thread.
+        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED { handle = created }
         if _slowPath(status != .RP_OK) { runtime.fail(status, "creating", node: self) }
     }
 
-    /// Leaves the graph now. Idempotent. Used by effects (cancel) and the nodes standing for user types.
+    /// Leaves the graph now. Idempotent. Used by effects (cancel) and the nodes standing for user types; called
+    /// while the graph is held.
     final func disposeNode() {
         if isDisposed { return }
         isDisposed = true
@@ -127,12 +136,37 @@ public class RippleNode {
 
     /// Records a read of this node: brings it up to date and, inside a derivation or effect, makes it a
     /// dependency of that reader.
-    @usableFromInline @inline(__always)
     final func recordRead() {
+        endRead(beginRead())
+    }
+
+    /// Starts a read: brings the node up to date and, inside a derivation or effect, makes it a dependency of
+    /// that reader. Until ``endRead(_:)``, no thread writes, computes or frees anything in the graph, so the
+    /// caller loads the node's value in between, and nothing else: a graph call from inside the section
+    /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
+    @usableFromInline @inline(__always)
+    final func beginRead() -> UInt32 {
         let state = self.state
-        if state.pointee.evaluationDepth == 0 { state.pointee.checkNoForeignEvaluation(reading: self) }
-        let status = rp_node_read(state.pointee.graph.unsafelyUnwrapped, handle)
+        state.pointee.checkNoForeignEvaluation(reading: self)
+        var section = rp_read_section_t()
+        let status = rp_node_read_begin(state.pointee.graph.unsafelyUnwrapped, handle, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        return section.ticket
+    }
+
+    /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
+    @usableFromInline @inline(__always)
+    final func endRead(_ ticket: UInt32) {
+        var section = rp_read_section_t(ticket: ticket)
+        let status = rp_node_read_end(state.pointee.graph.unsafelyUnwrapped, &section)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+    }
+
+    /// Holds the graph exclusively around `body` (a batch: effects it makes due run when it ends), so that
+    /// `body` may read and write this node's Swift state. Reentrant on the thread that holds the graph.
+    @usableFromInline
+    final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        try runtime.batch(body)
     }
 
     /// The engine's graph of this node's runtime.
@@ -155,6 +189,11 @@ public class RippleNode {
     /// Runs an effect. Called by the engine, with a strong reference held for the duration.
     func runEffect() {
         preconditionFailure("Ripple: internal error: runEffect() called on \(label), which is not an effect.")
+    }
+
+    /// Hands an update of a deferred effect to its scheduler. Called by the engine while the graph is held.
+    func scheduleUpdate() {
+        preconditionFailure("Ripple: internal error: scheduleUpdate() called on \(label), which is not an effect.")
     }
 
     /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.

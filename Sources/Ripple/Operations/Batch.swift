@@ -14,7 +14,9 @@ extension Runtime {
     /// }                                       // effects reading both names run once, here
     /// ```
     ///
-    /// Threading: on the runtime's thread; the effects run on it before `batch` returns.
+    /// Threading: from any thread. Other threads see all of the batch's writes or none: they wait while it runs
+    /// (keep it short, and never wait inside it for another thread that uses the runtime). The effects run on
+    /// the calling thread before `batch` returns.
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
@@ -42,7 +44,7 @@ extension Runtime {
 /// _ = (log, sum)
 /// ```
 ///
-/// Threading: on the current runtime's thread. See ``Runtime/batch(_:)``.
+/// Threading: from any thread. See ``Runtime/batch(_:)``.
 public func batch<T>(_ body: () throws -> T) rethrows -> T {
     try Runtime.current.batch(body)
 }

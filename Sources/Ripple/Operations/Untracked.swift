@@ -14,7 +14,7 @@ extension Runtime {
     /// }
     /// ```
     ///
-    /// Threading: on the runtime's thread. Untracked sections nest; an error thrown by `body` is rethrown.
+    /// Threading: from any thread. Untracked sections nest; an error thrown by `body` is rethrown.
     public func untracked<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_untracked_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning an untracked section", node: nil) }
@@ -37,7 +37,7 @@ extension Runtime {
 /// _ = log
 /// ```
 ///
-/// Threading: on the current runtime's thread. See ``Runtime/untracked(_:)``.
+/// Threading: from any thread. See ``Runtime/untracked(_:)``.
 public func untracked<T>(_ body: () throws -> T) rethrows -> T {
     try Runtime.current.untracked(body)
 }

@@ -17,7 +17,7 @@
 /// ```
 ///
 /// ## Threading
-/// Call `willRead`/`didMutate` for one runtime from one thread at a time.
+/// Call `willRead`/`didMutate` from any thread; guard the publisher's own storage as you would without Ripple.
 ///
 /// ## Lifetime
 /// The runtime refers to a user-defined publisher weakly (by identity): it creates a graph node for it on its

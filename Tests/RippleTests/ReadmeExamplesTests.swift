@@ -391,4 +391,30 @@ import Ripple
             #expect(render == nil)
         }
     }
+
+    // MARK: Threading
+
+    @MainActor final class CounterLabel {
+        var text = ""
+    }
+
+    @Test @MainActor func writesFromADetachedTaskRenderOnTheMainActor() async {
+        await withIsolatedRuntime {
+            let label = CounterLabel()
+            let count = atom(0)
+            var renders = 0
+            let render = Effect(on: .mainActor) {
+                renders += 1
+                label.text = "Count: \(count.value)"
+            }
+            #expect(label.text == "")  // the first run is scheduled too
+            await Task.detached {
+                for _ in 0..<1_000 { count.update { $0 += 1 } }
+            }.value
+            while label.text != "Count: 1000" { await Task.yield() }
+            #expect(count.value == 1000)
+            #expect(renders <= 1001)
+            withExtendedLifetime(render) {}
+        }
+    }
 }

@@ -105,6 +105,9 @@ public final class Effect: RippleNode, Subscriber {
     ///
     /// Threading: `init` returns at once; the first run is scheduled. Lifetime: keep a strong reference for as
     /// long as the effect should run; a run scheduled for an effect that is gone by then does nothing.
+    // Disfavored so that `Effect(on: .mainActor) { ... }` picks the main-actor overload, whose body may touch
+    // main-actor state; this one requires a Sendable body.
+    @_disfavoredOverload
     public init(
         on scheduler: some EffectScheduler, label: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: @escaping @Sendable () -> Void

@@ -1,0 +1,240 @@
+import Foundation
+import Synchronization
+import Testing
+@_spi(Testing) import Ripple
+
+/// A scheduler that keeps jobs until the test drains them, so that each test decides exactly when scheduled runs
+/// happen.
+final class ManualScheduler: EffectScheduler {
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+
+    /// How many jobs are waiting.
+    var pending: Int {
+        jobs.withLock { $0.count }
+    }
+
+    func schedule(_ job: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Runs the waiting jobs (and the ones they schedule) in order; returns how many ran.
+    @discardableResult
+    func drain() -> Int {
+        var ran = 0
+        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            job()
+            ran += 1
+        }
+        return ran
+    }
+}
+
+/// A Sendable list of what an effect saw, in order.
+final class SeenLog<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+
+    var values: [Value] {
+        storage.withLock { $0 }
+    }
+
+    func append(_ value: Value) {
+        storage.withLock { $0.append(value) }
+    }
+}
+
+/// Effects bound to a scheduler: the first run and every later one go through it, writes made before a run
+/// coalesce into it, and a run happens only if something read changed.
+@Suite struct ScheduledEffectTests {
+    @Test func firstRunIsScheduledNotImmediate() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(1)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            #expect(seen.values == [])
+            #expect(scheduler.pending == 1)
+            #expect(scheduler.drain() == 1)
+            #expect(seen.values == [1])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func burstOfWritesCoalescesIntoOneRunSeeingTheLatestValue() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(0)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            scheduler.drain()
+            for value in 1...50 { count.value = value }
+            #expect(scheduler.pending == 1)
+            #expect(seen.values == [0])
+            scheduler.drain()
+            #expect(seen.values == [0, 50])
+            count.value = 51
+            count.value = 52
+            scheduler.drain()
+            #expect(seen.values == [0, 50, 52])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func updateRunsNothingWhenADerivationCameBackToAnEqualValue() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(2)
+            let parity = derive { count.value % 2 }
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(parity.value) }
+            scheduler.drain()
+            count.value = 4  // parity stays 0
+            #expect(scheduler.pending == 1)
+            #expect(scheduler.drain() == 1)
+            #expect(seen.values == [0])
+            count.value = 5
+            scheduler.drain()
+            #expect(seen.values == [0, 1])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func writeAndWriteBackBeforeTheRunIsNoChange() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(7)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            scheduler.drain()
+            count.value = 8
+            count.value = 7
+            scheduler.drain()
+            #expect(seen.values == [7])
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func jobForACancelledEffectDoesNothing() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(0)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            scheduler.drain()
+            count.value = 1
+            effect.cancel()
+            #expect(effect.isCancelled)
+            #expect(scheduler.drain() == 1)
+            #expect(seen.values == [0])
+            count.value = 2
+            #expect(scheduler.pending == 0)
+        }
+    }
+
+    @Test func jobForAReleasedEffectDoesNothingAndNothingLeaks() {
+        let runtime = Runtime()
+        let scheduler = ManualScheduler()
+        let seen = SeenLog<Int>()
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
+        withIsolatedRuntime(using: runtime) {
+            var effect: Effect? = Effect(on: scheduler) { seen.append(count.value) }
+            scheduler.drain()
+            count.value = 1
+            #expect(effect != nil)
+            effect = nil
+        }
+        #expect(scheduler.drain() == 1)
+        #expect(seen.values == [0])
+        #expect(runtime.liveNodeCount == 1)
+    }
+
+    @Test func scheduledEffectThatWritesWhatItReadsIsScheduledAgainNotLooped() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(0)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) {
+                let value = count.value
+                seen.append(value)
+                if value < 3 { count.value = value + 1 }
+            }
+            #expect(scheduler.drain() == 4)  // runs at 0, 1, 2, 3, one job each
+            #expect(seen.values == [0, 1, 2, 3])
+            #expect(scheduler.pending == 0)
+            withExtendedLifetime(effect) {}
+        }
+    }
+
+    @Test func runInvokedDirectlyRunsAtOnce() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(0)
+            let seen = SeenLog<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            effect.run()
+            #expect(seen.values == [0])
+            #expect(scheduler.drain() == 1)  // the creation's job: nothing changed since
+            #expect(seen.values == [0])
+        }
+    }
+
+    @Test func scheduledAndSynchronousEffectsNeverOverlap() {
+        withIsolatedRuntime {
+            let scheduler = ManualScheduler()
+            let count = atom(0)
+            let order = SeenLog<String>()
+            let sync = Effect { order.append("sync \(count.value)") }
+            let scheduled = Effect(on: scheduler) { order.append("scheduled \(count.value)") }
+            count.value = 1
+            scheduler.drain()
+            count.value = 2
+            #expect(order.values == ["sync 0", "sync 1", "scheduled 1", "sync 2"])
+            withExtendedLifetime((sync, scheduled)) {}
+        }
+    }
+
+    @Test func mainActorEffectRendersWritesMadeOnAnotherThread() async {
+        let runtime = Runtime()
+        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let rendered = SeenLog<String>()
+        let render = await withIsolatedRuntime(using: runtime) {
+            Effect(on: .mainActor) {
+                MainActor.assertIsolated()
+                rendered.append("Count: \(count.value)")
+            }
+        }
+        await Task.detached {
+            for _ in 0..<100 { count.update { $0 += 1 } }
+        }.value
+        while rendered.values.last != "Count: 100" {
+            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let numbers = rendered.values.map { Int($0.dropFirst("Count: ".count))! }
+        #expect(numbers == numbers.sorted())
+        #expect(numbers.count <= 101)
+        withExtendedLifetime(render) {}
+    }
+
+    @Test func actorEffectRunsOnTheActor() async {
+        actor Recorder {
+            var values: [Int] = []
+            func record(_ value: Int) { values.append(value) }
+        }
+        let runtime = Runtime()
+        let recorder = Recorder()
+        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let seen = SeenLog<Int>()
+        let effect = await withIsolatedRuntime(using: runtime) {
+            Effect(on: .actor(recorder)) {
+                recorder.assertIsolated()
+                seen.append(count.value)
+            }
+        }
+        count.value = 5
+        while seen.values.last != 5 {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(seen.values == [5] || seen.values == [0, 5])
+        withExtendedLifetime(effect) {}
+    }
+}

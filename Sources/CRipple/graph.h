@@ -269,6 +269,16 @@ void rp_shared_exit(rp_graph_t *graph, uint32_t ticket);
 /* Enters a shared section if no thread holds the graph and `node` is a live,
  * idle, up-to-date readable node of it; otherwise changes nothing. */
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket);
+/* The shape of every public call on one node that may change the graph: run
+ * `call` holding the graph exclusively. Inline, so `call` is a direct call. */
+static inline rp_status_t rp_call_exclusive(rp_graph_t *graph, rp_node_t node,
+                                            rp_status_t (*call)(rp_graph_t *, rp_node_t)) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = call(graph, node);
+    rp_exclusive_exit(graph);
+    return status;
+}
 /* Whether any thread is inside a section (for rp_graph_destroy). */
 bool rp_sections_busy(rp_graph_t *graph);
 

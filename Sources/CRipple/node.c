@@ -160,11 +160,7 @@ static rp_status_t dispose(rp_graph_t *graph, rp_node_t node) {
 }
 
 rp_status_t rp_node_dispose(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
-    rp_exclusive_enter(graph);
-    rp_status_t status = dispose(graph, node);
-    rp_exclusive_exit(graph);
-    return status;
+    return rp_call_exclusive(graph, node, dispose);
 }
 
 /* Resolves `node` inside a shared section, which the caller leaves. */

@@ -408,11 +408,7 @@ static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
 }
 
 rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
-    rp_exclusive_enter(graph);
-    rp_status_t status = source_set(graph, node);
-    rp_exclusive_exit(graph);
-    return status;
+    return rp_call_exclusive(graph, node, source_set);
 }
 
 rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {

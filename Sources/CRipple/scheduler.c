@@ -215,17 +215,16 @@ static rp_status_t resolve_idle_effect(rp_graph_t *graph, rp_node_t node, uint32
     return RP_OK;
 }
 
-rp_status_t rp_effect_run(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
-    rp_exclusive_enter(graph);
+static rp_status_t run_now(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = resolve_idle_effect(graph, node, &slot);
-    if (status == RP_OK) {
-        rp_run_effect(graph, slot);
-        status = rp_settle(graph);
-    }
-    rp_exclusive_exit(graph);
-    return status;
+    if (status) return status;
+    rp_run_effect(graph, slot);
+    return rp_settle(graph);
+}
+
+rp_status_t rp_effect_run(rp_graph_t *graph, rp_node_t node) {
+    return rp_call_exclusive(graph, node, run_now);
 }
 
 static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
@@ -249,13 +248,14 @@ static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
     return RP_OK;
 }
 
-rp_status_t rp_effect_update(rp_graph_t *graph, rp_node_t node) {
-    if (graph == NULL) return RP_EINVAL;
-    rp_exclusive_enter(graph);
+static rp_status_t update_now(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = resolve_idle_effect(graph, node, &slot);
     if (status == RP_OK) status = update_effect(graph, slot);
     rp_status_t flushed = rp_settle(graph);
-    rp_exclusive_exit(graph);
     return status ? status : flushed;
+}
+
+rp_status_t rp_effect_update(rp_graph_t *graph, rp_node_t node) {
+    return rp_call_exclusive(graph, node, update_now);
 }

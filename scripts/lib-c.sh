@@ -4,11 +4,16 @@
 #
 # Every build here is -std=c11 -Wall -Wextra -Werror. Test programs link the
 # engine's sources directly (so internal symbols stay private to the shipped
-# libraries) and run under AddressSanitizer and UndefinedBehaviorSanitizer.
+# libraries) and run under AddressSanitizer and UndefinedBehaviorSanitizer,
+# or, for the threaded ones (scripts/tsan-c), under ThreadSanitizer.
 
 RP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RP_STRICT="-std=c11 -Wall -Wextra -Werror"
 RP_SANITIZE="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+# ThreadSanitizer, with Concurrency Kit's ck_pr on the compiler's builtins: its
+# inline assembly is invisible to the sanitizer (sync.h uses the builtins
+# directly when it sees the sanitizer).
+RP_TSAN="-g -O1 -fsanitize=thread -DCK_USE_CC_BUILTINS=1"
 RP_ENGINE_SOURCES=("$RP_ROOT"/Sources/CRipple/*.c)
 
 rp_die() { echo "$(basename "$0"): $*" >&2; exit 1; }
@@ -51,5 +56,16 @@ rp_build_test() {
     mkdir -p "$(dirname "$out")"
     # shellcheck disable=SC2086
     ${CC:-cc} $RP_STRICT $RP_SANITIZE $RP_CK_CFLAGS -I"$RP_ROOT/include" "$@" \
+        "${RP_ENGINE_SOURCES[@]}" "$source" -o "$out" $RP_CK_LIBS
+}
+
+# rp_build_tsan OUT SOURCE [extra flags...]: builds a test program with the
+# engine's sources under ThreadSanitizer (with $TSAN_CC, default gcc).
+rp_build_tsan() {
+    local out=$1 source=$2
+    shift 2
+    mkdir -p "$(dirname "$out")"
+    # shellcheck disable=SC2086
+    ${TSAN_CC:-gcc} $RP_STRICT $RP_TSAN $RP_CK_CFLAGS -I"$RP_ROOT/include" "$@" \
         "${RP_ENGINE_SOURCES[@]}" "$source" -o "$out" $RP_CK_LIBS
 }

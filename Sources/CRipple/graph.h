@@ -249,18 +249,39 @@ static inline rp_status_t rp_settle(rp_graph_t *graph) {
 /* sections.c */
 rp_status_t rp_sections_init(rp_sections_t *sections);
 void rp_sections_destroy(rp_sections_t *sections);
-/* This thread's identity, never 0. */
-void *rp_thread_self(void);
-/* Takes the graph exclusively; reentrant on the owning thread. */
-void rp_exclusive_enter(rp_graph_t *graph);
-void rp_exclusive_exit(rp_graph_t *graph);
+/* This thread's identity, never NULL. */
+static inline void *rp_thread_self(void) {
+    return (void *)(uintptr_t)pthread_self();
+}
+/* The slow paths of rp_exclusive_enter and rp_exclusive_exit: taking the graph
+ * from no owner (waiting for it), and giving it back (waking waiters). */
+void rp_exclusive_acquire(rp_graph_t *graph, void *self);
+void rp_exclusive_release(rp_graph_t *graph);
+/* Takes the graph exclusively; reentrant on the owning thread, where it only
+ * counts (inline: calls from callbacks and batches are the common case). */
+static inline void rp_exclusive_enter(rp_graph_t *graph) {
+    void *self = rp_thread_self();
+    if (rp_sync_load_ptr(&graph->sections.owner) == self) {
+        graph->sections.depth++;
+        return;
+    }
+    rp_exclusive_acquire(graph, self);
+}
+static inline void rp_exclusive_exit(rp_graph_t *graph) {
+    if (--graph->sections.depth == 0) rp_exclusive_release(graph);
+}
 /* Whether the calling thread holds the graph exclusively. */
 static inline bool rp_exclusive_held(const rp_graph_t *graph) {
     return rp_sync_load_ptr(&graph->sections.owner) == rp_thread_self();
 }
-/* A ticket names the stripe a reader counted itself in, or this: the section
- * is (a nesting of) the calling thread's exclusive section. */
+/* A ticket is 1 + the stripe a reader counted itself in (0 is never one), or
+ * this: the section is (a nesting of) the calling thread's exclusive section. */
 #define RP_TICKET_EXCLUSIVE UINT32_MAX
+/* The stripe a thread's readers count in. */
+static inline uint32_t rp_stripe_for(void *thread) {
+    uint64_t mixed = (uint64_t)(uintptr_t)thread * 0x9e3779b97f4a7c15ULL;
+    return (uint32_t)(mixed >> 60) & (RP_READER_STRIPES - 1);
+}
 /* Shares the graph with other readers (or, on the owning thread, nests in its
  * exclusive section). Queries take the graph as const: the sections are
  * bookkeeping, not contents, so they cast it. */

@@ -332,11 +332,12 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     void *self = rp_thread_self();
-    if (rp_sync_load_ptr(&graph->sections.owner) != self &&
-        rp_try_shared_read(graph, node, self, &section->ticket)) {
-        return RP_OK;
+    if (rp_sync_load_ptr(&graph->sections.owner) == self) {
+        graph->sections.depth++;
+    } else {
+        if (rp_try_shared_read(graph, node, self, &section->ticket)) return RP_OK;
+        rp_exclusive_acquire(graph, self);
     }
-    rp_exclusive_enter(graph);
     rp_status_t status = read_held(graph, node);
     if (status) {
         (void)rp_settle(graph); /* what the refresh queued still runs */
@@ -349,9 +350,15 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
 
 rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
-    if (section->ticket != RP_TICKET_EXCLUSIVE) {
-        if (section->ticket >= RP_READER_STRIPES) return RP_EINVAL;
-        rp_shared_exit(graph, section->ticket);
+    uint32_t ticket = section->ticket;
+    if (ticket != RP_TICKET_EXCLUSIVE) {
+        /* Not a ticket this thread's begin gave, or its stripe counts nobody:
+         * ending it would let writers in while a reader is inside. */
+        if (ticket == 0 || ticket - 1 != rp_stripe_for(rp_thread_self()) ||
+            rp_sync_load_u32(&graph->sections.stripes[ticket - 1].readers) == 0) {
+            return RP_EINVAL;
+        }
+        rp_shared_exit(graph, ticket);
         return RP_OK;
     }
     if (!rp_exclusive_held(graph)) return RP_ESTATE;

@@ -27,15 +27,6 @@
  * waiting for readers): a short section ends well within this. */
 #define RP_SPIN_ROUNDS 128u
 
-void *rp_thread_self(void) {
-    return (void *)(uintptr_t)pthread_self();
-}
-
-static uint32_t stripe_for(void *thread) {
-    uint64_t mixed = (uint64_t)(uintptr_t)thread * 0x9e3779b97f4a7c15ULL;
-    return (uint32_t)(mixed >> 60) & (RP_READER_STRIPES - 1);
-}
-
 rp_status_t rp_sections_init(rp_sections_t *sections) {
     if (pthread_mutex_init(&sections->sleep, NULL) != 0) return RP_ENOMEM;
     if (pthread_cond_init(&sections->released, NULL) != 0) {
@@ -64,13 +55,8 @@ static void wait_for_release(rp_sections_t *sections) {
     pthread_mutex_unlock(&sections->sleep);
 }
 
-void rp_exclusive_enter(rp_graph_t *graph) {
+void rp_exclusive_acquire(rp_graph_t *graph, void *self) {
     rp_sections_t *sections = &graph->sections;
-    void *self = rp_thread_self();
-    if (rp_sync_load_ptr(&sections->owner) == self) {
-        sections->depth++;
-        return;
-    }
     while (!rp_sync_cas_ptr(&sections->owner, NULL, self)) wait_for_release(sections);
     sections->depth = 1;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
@@ -85,9 +71,8 @@ void rp_exclusive_enter(rp_graph_t *graph) {
     }
 }
 
-void rp_exclusive_exit(rp_graph_t *graph) {
+void rp_exclusive_release(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
-    if (--sections->depth != 0) return;
     (void)rp_sync_cas_ptr(&sections->owner, rp_thread_self(), NULL);
     if (rp_sync_load_u32(&sections->waiters) != 0) {
         pthread_mutex_lock(&sections->sleep);
@@ -96,15 +81,15 @@ void rp_exclusive_exit(rp_graph_t *graph) {
     }
 }
 
-/* Tries to join the readers without waiting: the stripe entered, or
- * RP_READER_STRIPES when an owner holds the graph (`*owner` says which). */
+/* Tries to join the readers without waiting: the ticket of the stripe
+ * entered, or 0 when an owner holds the graph (`*owner` says which). */
 static uint32_t try_share(rp_sections_t *sections, void *self, void **owner) {
-    uint32_t stripe = stripe_for(self);
+    uint32_t stripe = rp_stripe_for(self);
     rp_sync_inc_u32(&sections->stripes[stripe].readers);
     *owner = rp_sync_load_ptr(&sections->owner);
-    if (*owner == NULL) return stripe;
+    if (*owner == NULL) return stripe + 1;
     rp_sync_dec_u32(&sections->stripes[stripe].readers);
-    return RP_READER_STRIPES;
+    return 0;
 }
 
 uint32_t rp_shared_enter(rp_graph_t *graph) {
@@ -112,8 +97,8 @@ uint32_t rp_shared_enter(rp_graph_t *graph) {
     void *self = rp_thread_self();
     for (;;) {
         void *owner;
-        uint32_t stripe = try_share(sections, self, &owner);
-        if (stripe != RP_READER_STRIPES) return stripe;
+        uint32_t ticket = try_share(sections, self, &owner);
+        if (ticket != 0) return ticket;
         if (owner == self) {
             sections->depth++;
             return RP_TICKET_EXCLUSIVE;
@@ -126,7 +111,7 @@ void rp_shared_exit(rp_graph_t *graph, uint32_t ticket) {
     if (ticket == RP_TICKET_EXCLUSIVE) {
         rp_exclusive_exit(graph);
     } else {
-        rp_sync_dec_u32(&graph->sections.stripes[ticket].readers);
+        rp_sync_dec_u32(&graph->sections.stripes[ticket - 1].readers);
     }
 }
 
@@ -144,17 +129,21 @@ bool rp_sections_busy(rp_graph_t *graph) {
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket) {
     rp_sections_t *sections = &graph->sections;
     void *owner;
-    uint32_t stripe = try_share(sections, self, &owner);
-    if (stripe == RP_READER_STRIPES) return false;
-    if (node.graph_tag == graph->tag && node.slot < graph->nslots && node.generation != 0) {
+    uint32_t shared = try_share(sections, self, &owner);
+    if (shared == 0) return false;
+    /* Effects left queued (a flush stopped by an error) or unwatched
+     * notifications waiting: the read's end must deliver them, holding the
+     * graph. Both are written only by the holder, so reading them here is safe. */
+    bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
+    if (settled && node.graph_tag == graph->tag && node.slot < graph->nslots && node.generation != 0) {
         const rp_node_rec_t *rec = rp_rec(graph, node.slot);
         if (rec->generation == node.generation &&
             (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&
             rec->kind != RP_KIND_EFFECT) {
-            *ticket = stripe;
+            *ticket = shared;
             return true;
         }
     }
-    rp_sync_dec_u32(&sections->stripes[stripe].readers);
+    rp_sync_dec_u32(&sections->stripes[shared - 1].readers);
     return false;
 }

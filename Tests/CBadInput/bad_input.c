@@ -7,15 +7,17 @@
  *     compiler does not warn about the NULL it can see);
  *   - RP_NODE_NONE, stale handles (disposed, slot reused), handles of another
  *     graph and of a destroyed one, forged slots and generations;
- *   - kinds out of range, kinds whose callback is missing, calls a node's kind
- *     does not support, ends without a begin;
+ *   - kinds out of range, kinds whose callback is missing (a deferred effect
+ *     without `schedule`), calls a node's kind does not support, ends without
+ *     a begin, read sections never begun (a garbage ticket);
  *   - reentrant calls from inside each callback that may call back in
  *     (compute, run, unwatched; commit, watched and release must not), in
  *     every context that triggers it (a top-level read, a nested compute, a
  *     flush, a creation, a disposal): destroying the graph (RP_EBUSY),
  *     unbalanced ends (RP_ESTATE), reading an effect (RP_EKIND) or itself,
- *     running an effect or itself (RP_EBUSY), disposing itself or its input,
- *     creating an effect, writing a source, asking what is tracked;
+ *     running or updating an effect or itself (RP_EBUSY), disposing itself or
+ *     its input, creating an effect, writing a source, reading through a read
+ *     section, asking what is tracked;
  *   - a runaway effect (RP_ELOOP), cycles (RP_ECYCLE), a compute that fails.
  *
  * After each case: _rp_graph_check holds, the graph still works (a batch
@@ -46,6 +48,7 @@ static char *volatile null_message;
 static rp_node_t *volatile null_node_out;
 static rp_kind_t *volatile null_kind_out;
 static void **volatile null_data_out;
+static rp_read_section_t *volatile null_section;
 
 /* Checks a graph after a refused call: consistent and unchanged in size. */
 static void expect_intact(th_world_t *w, size_t nodes, size_t edges)
@@ -134,6 +137,13 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_graph_tracking(null_graph, &node), RP_EINVAL);
     CHECK_ST(rp_graph_tracking(g, null_node_out), RP_EINVAL);
     CHECK_NODE(node, TH_UNWRITTEN);
+    CHECK_ST(rp_effect_update(null_graph, s->h), RP_EINVAL);
+    rp_read_section_t section = {12345};
+    CHECK_ST(rp_node_read_begin(null_graph, s->h, &section), RP_EINVAL);
+    CHECK_ST(rp_node_read_begin(g, s->h, null_section), RP_EINVAL);
+    CHECK_ST(rp_node_read_end(null_graph, &section), RP_EINVAL);
+    CHECK_ST(rp_node_read_end(g, null_section), RP_EINVAL);
+    CHECK_EQ(section.ticket, 12345);
 
     expect_intact(&w, 2, 1);
     CHECK_EQ(c->computes, 1);
@@ -168,6 +178,20 @@ static rp_status_t call_dispose(rp_graph_t *g, rp_node_t node) { return rp_node_
 static rp_status_t call_read(rp_graph_t *g, rp_node_t node) { return rp_node_read(g, node); }
 static rp_status_t call_set(rp_graph_t *g, rp_node_t node) { return rp_source_set(g, node); }
 static rp_status_t call_run(rp_graph_t *g, rp_node_t node) { return rp_effect_run(g, node); }
+static rp_status_t call_update(rp_graph_t *g, rp_node_t node) { return rp_effect_update(g, node); }
+
+/* rp_node_read_begin, and the end when it succeeded. A failed begin opens no
+ * section and leaves it unwritten. */
+static rp_status_t call_read_section(rp_graph_t *g, rp_node_t node)
+{
+    rp_read_section_t section = {12345};
+    rp_status_t status = rp_node_read_begin(g, node, &section);
+    if (status != RP_OK) {
+        CHECK_EQ(section.ticket, 12345);
+        return status;
+    }
+    return rp_node_read_end(g, &section);
+}
 
 static rp_status_t call_kind(rp_graph_t *g, rp_node_t node)
 {
@@ -206,6 +230,7 @@ static const struct {
     {"rp_node_data", call_data},            {"rp_node_dependencies", call_deps},
     {"rp_node_subscribers", call_subs},     {"rp_node_read", call_read},
     {"rp_source_set", call_set},            {"rp_effect_run", call_run},
+    {"rp_effect_update", call_update},      {"rp_node_read_begin", call_read_section},
 };
 
 static void bad_handles_are_refused(void)
@@ -288,7 +313,16 @@ static void kinds_are_checked(void)
     CHECK_ST(rp_node_read(w.g, e->h), RP_EKIND);
     CHECK_ST(rp_effect_run(w.g, s->h), RP_EKIND);
     CHECK_ST(rp_effect_run(w.g, c->h), RP_EKIND);
-    static const int kinds[] = {3, 4, 255, 1000, INT_MAX, -1, INT_MIN};
+    CHECK_ST(rp_effect_update(w.g, s->h), RP_EKIND);
+    CHECK_ST(rp_effect_update(w.g, c->h), RP_EKIND);
+    CHECK_ST(call_read_section(w.g, e->h), RP_EKIND);
+    /* An effect with nothing changed: the update does not run it. */
+    CHECK_ST(rp_effect_update(w.g, e->h), RP_OK);
+    /* The testhost has no `schedule`: no deferred effects. */
+    rp_node_t deferred = TH_UNWRITTEN;
+    CHECK_ST(rp_node_create(w.g, RP_KIND_DEFERRED_EFFECT, NULL, &deferred), RP_EINVAL);
+    CHECK_NODE(deferred, TH_UNWRITTEN);
+    static const int kinds[] = {4, 255, 1000, INT_MAX, -1, INT_MIN};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         rp_kind_t kind;
         int value = kinds[i];
@@ -310,6 +344,7 @@ static void kinds_are_checked(void)
     rp_node_t node = TH_UNWRITTEN;
     CHECK_ST(rp_node_create(w.g, RP_KIND_COMPUTED, NULL, &node), RP_EINVAL);
     CHECK_ST(rp_node_create(w.g, RP_KIND_EFFECT, NULL, &node), RP_EINVAL);
+    CHECK_ST(rp_node_create(w.g, RP_KIND_DEFERRED_EFFECT, NULL, &node), RP_EINVAL);
     CHECK_NODE(node, TH_UNWRITTEN);
     s = th_source(&w, "s", 1);
     CHECK_ST(th_write(&w, s, 2), RP_OK);
@@ -338,6 +373,27 @@ static void ends_without_begins(void)
     CHECK_ST(rp_untracked_begin(w.g), RP_OK);
     CHECK_ST(rp_untracked_end(w.g), RP_OK);
     CHECK_ST(rp_untracked_end(w.g), RP_ESTATE);
+    /* Read sections that no begin filled: tickets no begin gives. */
+    static const uint32_t garbage[] = {0, 1, 8, 16, 17, 12345, 0x7fffffffu, UINT32_MAX - 1};
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        rp_read_section_t section = {garbage[i]};
+        CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
+        CHECK_ST(rp_batch_begin(w.g), RP_OK);
+        CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
+        CHECK_ST(rp_batch_end(w.g), RP_OK);
+    }
+    /* A section begun and ended, outside and inside a batch; a shared one
+     * ended twice is refused the second time. */
+    rp_read_section_t section;
+    CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_EQ(e->runs, 2);
     rp_node_t tracked = TH_UNWRITTEN;
     CHECK_ST(rp_graph_tracking(w.g, &tracked), RP_OK);
     CHECK_NODE(tracked, RP_NODE_NONE);
@@ -429,12 +485,16 @@ typedef enum action {
     ACT_WRITE,         /* rp_source_set of `t` (a side write): RP_OK */
     ACT_RUN_OTHER,     /* rp_effect_run of the effect `x`: RP_OK */
     ACT_RUN_SELF,      /* rp_effect_run of itself: RP_EBUSY (an effect), RP_EKIND */
+    ACT_UPDATE_OTHER,  /* rp_effect_update of the effect `x` (up to date): RP_OK */
+    ACT_UPDATE_SELF,   /* rp_effect_update of itself: RP_EBUSY (an effect), RP_EKIND */
+    ACT_READ_SECTION,  /* rp_node_read_begin and rp_node_read_end of `t`: RP_OK */
     ACTIONS
 } action_t;
 
 static const char *const action_names[] = {
     "destroy", "batch_end", "untracked_end", "tracking", "read_effect", "read_self",
     "dispose_self", "dispose_other", "create_effect", "write", "run_other", "run_self",
+    "update_other", "update_self", "read_section",
 };
 
 typedef enum site { SITE_BODY, SITE_UNWATCHED } site_t;
@@ -494,6 +554,14 @@ static void act(th_world_t *w, th_node_t *self)
     case ACT_WRITE: probe.result = th_write(w, probe.t, probe.t->pending + 5); break;
     case ACT_RUN_OTHER: probe.result = rp_effect_run(g, probe.x->h); break;
     case ACT_RUN_SELF: probe.result = rp_effect_run(g, self->h); break;
+    case ACT_UPDATE_OTHER: probe.result = rp_effect_update(g, probe.x->h); break;
+    case ACT_UPDATE_SELF: probe.result = rp_effect_update(g, self->h); break;
+    case ACT_READ_SECTION: {
+        rp_read_section_t section;
+        probe.result = rp_node_read_begin(g, probe.t->h, &section);
+        if (probe.result == RP_OK) probe.result = rp_node_read_end(g, &section);
+        break;
+    }
     case ACTIONS: break;
     }
 }
@@ -536,6 +604,7 @@ static rp_status_t expected_result(context_t context)
         if (context <= CTX_RUN_EXPLICIT) return RP_EKIND;   /* an effect */
         return RP_OK;                                       /* a computed in its unwatched */
     case ACT_RUN_SELF:
+    case ACT_UPDATE_SELF:
         return context >= CTX_RUN_CREATE && context <= CTX_RUN_EXPLICIT ? RP_EBUSY : RP_EKIND;
     default: return RP_OK;
     }

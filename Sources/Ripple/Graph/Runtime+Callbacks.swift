@@ -13,7 +13,7 @@ extension Runtime {
             compute: { host, _, _, data, changed in
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    let outerEffect = state.pointee.enterEvaluation()
+                    let outerEffect = state.pointee.enterEvaluation(host: host)
                     changed.pointee = node.compute()
                     state.pointee.exitEvaluation(restoring: outerEffect)
                 }
@@ -29,7 +29,7 @@ extension Runtime {
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped).takeUnretainedValue()
                 withExtendedLifetime(node) {
                     node.handle = handle  // a first run happens before rp_node_create returns the handle
-                    let outerEffect = state.pointee.enterEvaluation()
+                    let outerEffect = state.pointee.enterEvaluation(host: host)
                     node.runEffect()
                     state.pointee.exitEvaluation(restoring: outerEffect)
                 }

@@ -60,9 +60,13 @@ public final class Runtime {
         RippleContext.runtimeOverride ?? shared
     }
 
-    /// What the hot paths need (graph, evaluation depth, running effect), in memory allocated once: nodes keep a
-    /// copy of this pointer, so a read or a write costs no reference counting and no exclusivity check.
+    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes keep a copy of
+    /// this pointer, so a read or a write costs no reference counting and no exclusivity check. Only the thread
+    /// holding the graph touches it.
     let state: UnsafeMutablePointer<RuntimeState>
+
+    /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
+    @exclusivity(unchecked) private(set) var graph: OpaquePointer
 
     /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
     let settleBound: Int
@@ -98,18 +102,18 @@ public final class Runtime {
         self.settleBound = settleBound
         state = .allocate(capacity: 1)
         state.initialize(to: RuntimeState())
+        graph = OpaquePointer(bitPattern: 1).unsafelyUnwrapped  // replaced below, once `self` can be handed out
         let host = Unmanaged.passUnretained(self).toOpaque()
-        state.pointee.host = host
         var config = rp_graph_config_t()
         config.callbacks = Runtime.makeCallbacks(host: host)
         config.allocator = nil
         config.settle_bound = UInt32(settleBound)
-        var graph: OpaquePointer?
-        let status = rp_graph_create(&config, &graph)
-        guard status == .RP_OK, let graph else {
+        var created: OpaquePointer?
+        let status = rp_graph_create(&config, &created)
+        guard status == .RP_OK, let created else {
             Runtime.failedToCreateGraph(status)
         }
-        state.pointee.graph = graph
+        graph = created
     }
 
     deinit {
@@ -117,18 +121,12 @@ public final class Runtime {
         // runtime. Mark them so that their own deinit (when the dictionaries go) does not touch the freed graph.
         for node in publisherNodes.values { node.isDisposed = true }
         for node in subscriberNodes.values { node.isDisposed = true }
-        let status = rp_graph_destroy(state.pointee.graph)
+        let status = rp_graph_destroy(graph)
         if _slowPath(status != .RP_OK) {
             failedToDestroyGraph(status)
         }
         state.deinitialize(count: 1)
         state.deallocate()
-    }
-
-    /// The engine's graph.
-    @inline(__always)
-    var graph: OpaquePointer {
-        state.pointee.graph.unsafelyUnwrapped
     }
 
     /// How many compute and run callbacks of this runtime are in progress on its thread.
@@ -148,14 +146,10 @@ public final class Runtime {
     }
 }
 
-/// A runtime's evaluation state, reached by nodes and callbacks through `Runtime.state` (a plain pointer).
+/// A runtime's evaluation state, reached by nodes and callbacks through `Runtime.state` (a plain pointer). Only the
+/// thread holding the graph reads or writes it: what other threads need (the graph, the runtime's identity) lives
+/// elsewhere, because a mutating access to this struct counts as an access to all of it.
 struct RuntimeState {
-    /// The engine's graph. Set once, at the end of `Runtime.init`.
-    var graph: OpaquePointer?
-
-    /// The runtime (unretained), as handed to the engine as `host` and stored in the thread-local slot.
-    var host: UnsafeMutableRawPointer?
-
     /// How many compute and run callbacks of this runtime are in progress on its thread.
     var evaluationDepth = 0
 
@@ -171,8 +165,9 @@ struct RuntimeState {
     /// Called by the compute and run callbacks before they run user code. Clears `runningEffect` (a derivation's
     /// body is not an effect body; an effect's run sets itself once its cleanups ran) and returns the value to
     /// hand back to `exitEvaluation(restoring:)`.
+    /// `host` is the runtime, as the engine hands it to callbacks.
     @inline(__always)
-    mutating func enterEvaluation() -> Unmanaged<Effect>? {
+    mutating func enterEvaluation(host: UnsafeMutableRawPointer?) -> Unmanaged<Effect>? {
         if evaluationDepth == 0 {
             outerEvaluatingRuntime = EvaluationThreadState.innermost
             EvaluationThreadState.innermost = host
@@ -194,15 +189,6 @@ struct RuntimeState {
         }
     }
 
-    /// Traps when `node` (of this runtime) is read while another runtime is evaluating on this thread. Consults
-    /// only the thread's own record and `host`, which never changes: other threads may be evaluating in this
-    /// runtime at the same time.
-    @inline(__always)
-    func checkNoForeignEvaluation(reading node: RippleNode) {
-        if let innermost = EvaluationThreadState.innermost, innermost != host {
-            node.runtime.failForeignRead(nodeLabel: node.label, evaluating: innermost)
-        }
-    }
 }
 
 // The runtime is handed between tasks and threads. It is @unchecked because the compiler cannot see what guards its

@@ -44,8 +44,11 @@ public class RippleNode {
     /// subscribers, which the runtime itself owns (a strong reference back would be a cycle).
     private let runtimeOwner: Runtime?
 
-    /// The runtime's evaluation state: what reads and writes need, reached without reference counting.
+    /// The runtime's evaluation state, reached without reference counting (only while the graph is held).
     let state: UnsafeMutablePointer<RuntimeState>
+
+    /// The engine's graph of this node's runtime.
+    let graph: OpaquePointer
 
     /// The engine's handle. Set when the node is created; for an effect, by its first run or its scheduling,
     /// which happen inside rp_node_create while the graph is held (a scheduled update may read it on another
@@ -90,6 +93,7 @@ public class RippleNode {
         self.unownedRuntime = runtime
         self.runtimeOwner = ownsRuntime ? runtime : nil
         self.state = runtime.state
+        self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
         if let label {
             labelText = label
@@ -146,10 +150,14 @@ public class RippleNode {
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
-        let state = self.state
-        state.pointee.checkNoForeignEvaluation(reading: self)
+        // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
+        // record is consulted: other threads may be evaluating in this runtime meanwhile.
+        if let innermost = EvaluationThreadState.innermost,
+           innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
+            runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
+        }
         var section = rp_read_section_t()
-        let status = rp_node_read_begin(state.pointee.graph.unsafelyUnwrapped, handle, &section)
+        let status = rp_node_read_begin(graph, handle, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
         return section.ticket
     }
@@ -158,7 +166,7 @@ public class RippleNode {
     @usableFromInline @inline(__always)
     final func endRead(_ ticket: UInt32) {
         var section = rp_read_section_t(ticket: ticket)
-        let status = rp_node_read_end(state.pointee.graph.unsafelyUnwrapped, &section)
+        let status = rp_node_read_end(graph, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
     }
 
@@ -167,12 +175,6 @@ public class RippleNode {
     @usableFromInline
     final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         try runtime.batch(body)
-    }
-
-    /// The engine's graph of this node's runtime.
-    @inline(__always)
-    final var graph: OpaquePointer {
-        state.pointee.graph.unsafelyUnwrapped
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

@@ -6,6 +6,8 @@ struct Options {
     var samples: Int?
     var json = false
     var list = false
+    /// `--compare DIR`: print the comparison of the reports in DIR instead of running anything.
+    var compare: String?
     var c = true
     var floor = true
     var swift = true
@@ -146,6 +148,7 @@ func catalogue() -> [Benchmark] {
 
     benchmarks.append(contentsOf: creationBenchmarks())
     benchmarks.append(contentsOf: memoryBenchmarks())
+    benchmarks.append(contentsOf: threadBenchmarks())
     return benchmarks
 }
 
@@ -232,6 +235,159 @@ private func memoryBenchmarks() -> [Benchmark] {
             if c.failed != 0 { row.failures.append("C memory check failed") }
         },
     ]
+}
+
+/// One graph shared by threads: reads by 1 and 2 threads (one measurement, two rows, so that the 2-thread row
+/// can say how it scales), and writes by one thread with 0, 1 and 2 readers (one measurement, three rows).
+private func threadBenchmarks() -> [Benchmark] {
+    final class Cache: @unchecked Sendable {
+        var reads: [String: [Int: Row]] = [:]
+        var writes: [Int: Row]?
+    }
+    let cache = Cache()
+    let readers = [1, 2]
+    /// The floor runs this many times the reads (a bare atomic load is so fast that the threads' start times
+    /// would otherwise weigh in its figure); its milliseconds are scaled back to the row's reads.
+    let floorScale = 16
+
+    func measureReads(_ subject: rb_threads_subject_t, options: Options) -> [Int: Row] {
+        let samples = options.samples(RippleThreads.defaultSamples)
+        let reads = RippleThreads.defaultReads
+        var rows: [Int: Row] = [:]
+        for count in readers {
+            var row = Row(id: "", group: "threads", title: "")
+            if options.c {
+                let c = rb_threads_read_run(subject, RB_BACKEND_RIPPLE, Int32(count), Int32(reads), Int32(samples))
+                row.takeC(c.result, label: "C")
+                row.threads["c"] = ThreadFigures(c)
+            }
+            if options.floor {
+                let floor = rb_threads_read_run(
+                    subject, RB_BACKEND_FLOOR, Int32(count), Int32(reads * floorScale), Int32(samples))
+                row.takeFloor(floor.result)
+                row.floorMilliseconds = floor.result.ms / Double(floorScale)
+                var figures = ThreadFigures(floor)
+                figures.scale = floorScale
+                row.threads["floor"] = figures
+            }
+            if options.swift {
+                let (swift, figures) = RippleThreads.read(subject, readers: count, reads: reads, samples: samples)
+                row.takeSwift(swift)
+                row.threads["swift"] = figures
+            }
+            row.cEvaluations = nil
+            rows[count] = row
+        }
+        for (column, one) in rows[1]?.threads ?? [:] where one.readsPerSecond > 0 {
+            guard let two = rows[2]?.threads[column] else { continue }
+            rows[2]?.threads[column]?.overOneThread = two.readsPerSecond / one.readsPerSecond
+        }
+        return rows
+    }
+
+    func measureWrites(options: Options) -> [Int: Row] {
+        let samples = options.samples(RippleThreads.defaultSamples)
+        let writes = RippleThreads.defaultWrites
+        var rows: [Int: Row] = [:]
+        for count in [0] + readers {
+            var row = Row(id: "", group: "threads", title: "")
+            if options.c {
+                let c = rb_threads_write_run(Int32(count), Int32(writes), Int32(samples))
+                row.takeC(c.result, label: "C")
+                row.threads["c"] = ThreadFigures(c)
+            }
+            if options.swift {
+                let (swift, figures) = RippleThreads.write(readers: count, writes: writes, samples: samples)
+                row.takeSwift(swift)
+                row.threads["swift"] = figures
+            }
+            row.cEvaluations = nil
+            rows[count] = row
+        }
+        for (column, alone) in rows[0]?.threads ?? [:] {
+            guard let aloneRate = alone.writesPerSecond else { continue }
+            for count in readers {
+                guard let rate = rows[count]?.threads[column]?.writesPerSecond else { continue }
+                rows[count]?.threads[column]?.writesOverAlone = rate / aloneRate
+            }
+        }
+        return rows
+    }
+
+    /// Copies a measured row's figures into the row being filled (which keeps its id and title).
+    func fill(_ row: inout Row, from measured: Row?, note: String) {
+        guard let measured else { return }
+        row.cMilliseconds = measured.cMilliseconds
+        row.cOperations = measured.cOperations
+        row.cAllocations = measured.cAllocations
+        row.floorMilliseconds = measured.floorMilliseconds
+        row.swiftMilliseconds = measured.swiftMilliseconds
+        row.threads = measured.threads
+        row.failures += measured.failures
+        row.notes.append(note)
+        row.notes += threadNotes(row.threads)
+        row.observationNote = "not run on threads"
+    }
+
+    var benchmarks: [Benchmark] = []
+    for (subject, name) in [(RB_THREADS_ATOM, "atom"), (RB_THREADS_DERIVED, "derived")] {
+        for count in readers {
+            benchmarks.append(
+                Benchmark(
+                    id: "threads-\(name)-\(count)", group: "threads",
+                    title: "read \(name), \(count) thread\(count == 1 ? "" : "s")"
+                ) { row, options in
+                    if cache.reads[name] == nil { cache.reads[name] = measureReads(subject, options: options) }
+                    let note = "\(RippleThreads.defaultReads / 1_000_000)M reads/thread"
+                    fill(&row, from: cache.reads[name]?[count], note: note)
+                })
+        }
+    }
+    for count in [0] + readers {
+        benchmarks.append(
+            Benchmark(
+                id: "threads-write-\(count)", group: "threads",
+                title: count == 0 ? "write, no reader" : "write, \(count) reader\(count == 1 ? "" : "s") of derived"
+            ) { row, options in
+                if cache.writes == nil { cache.writes = measureWrites(options: options) }
+                fill(&row, from: cache.writes?[count], note: "\(RippleThreads.defaultWrites / 1000)k writes")
+            })
+    }
+    return benchmarks
+}
+
+/// The notes of a threads row: per column, reads per second (total, then per thread), how that scales from one
+/// thread, writes per second and how they compare with the writer alone, and the derivation's recomputes.
+private func threadNotes(_ threads: [String: ThreadFigures]) -> [String] {
+    [("c", "C"), ("floor", "floor"), ("swift", "Swift")].compactMap { key, label in
+        guard let figures = threads[key] else { return nil }
+        var parts: [String] = []
+        if let writes = figures.writesPerSecond {
+            var text = "\(formatRate(writes)) writes/s"
+            if let ratio = figures.writesOverAlone { text += " (\(format(ratio))x alone)" }
+            parts.append(text)
+        }
+        if !figures.reads.isEmpty {
+            var text = "\(formatRate(figures.readsPerSecond)) reads/s"
+            if figures.reads.count > 1 {
+                text += " (" + figures.readsPerSecondPerThread.map(formatRate).joined(separator: " + ") + ")"
+            }
+            if let ratio = figures.overOneThread { text += ", \(format(ratio))x 1 thread" }
+            parts.append(text)
+        }
+        if figures.writes > 0 { parts.append("\(figures.computes) recompute\(figures.computes == 1 ? "" : "s")") }
+        return "\(label) " + parts.joined(separator: ", ")
+    }
+}
+
+/// 93400000 -> "93.4M", 1610000000 -> "1.61G", 512000 -> "512k".
+func formatRate(_ value: Double) -> String {
+    switch value {
+    case 1e9...: return format(value / 1e9) + "G"
+    case 1e6...: return format(value / 1e6) + "M"
+    case 1e3...: return format(value / 1e3) + "k"
+    default: return format(value)
+    }
 }
 
 func format(_ value: Double) -> String {

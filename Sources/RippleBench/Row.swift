@@ -20,6 +20,8 @@ struct Row: Encodable {
     var observationNote: String?
     var notes: [String] = []
     var failures: [String] = []
+    /// The threads rows' figures, per column ("c", "floor", "swift").
+    var threads: [String: ThreadFigures] = [:]
 
     init(id: String, group: String, title: String) {
         self.id = id
@@ -79,7 +81,7 @@ struct Row: Encodable {
 extension Row {
     private enum CodingKeys: String, CodingKey {
         case id, group, title, cMilliseconds, cEvaluations, cOperations, cAllocations, floorMilliseconds
-        case swiftMilliseconds, observationMilliseconds, observationScale, observationNote, notes, failures
+        case swiftMilliseconds, observationMilliseconds, observationScale, observationNote, notes, failures, threads
         case nsPerEvaluation, cOverFloor, swiftOverC, observationOverSwift
     }
 
@@ -100,6 +102,7 @@ extension Row {
         try container.encodeIfPresent(observationNote, forKey: .observationNote)
         try container.encode(notes, forKey: .notes)
         try container.encode(failures, forKey: .failures)
+        if !threads.isEmpty { try container.encode(threads, forKey: .threads) }
         try container.encodeIfPresent(nsPerEvaluation, forKey: .nsPerEvaluation)
         try container.encodeIfPresent(cOverFloor, forKey: .cOverFloor)
         try container.encodeIfPresent(swiftOverC, forKey: .swiftOverC)

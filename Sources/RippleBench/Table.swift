@@ -61,6 +61,17 @@ func renderTable(_ rows: [Row], machine: String, observationAvailable: Bool) -> 
     output += "Fastest sample of each; ns/eval = C ms per node evaluation (compute or effect run).\n"
     output += "C/floor: Ripple C / floor; Swift/C: Ripple Swift / Ripple C; Obs/Swift: Observation / Ripple Swift.\n"
     if !observationAvailable { output += "Observation is not available on this toolchain: its column is empty.\n" }
+    if rows.contains(where: { $0.group == "threads" }) {
+        output += """
+            threads: one graph shared by OS threads. ms = wall time of the reads (read rows: every thread its reads) \
+            or the writer's time (write rows);
+              reads/s = all readers over the wall time (each reader over its own time in parentheses); \
+            Nx 1 thread = reads/s / the 1-thread row's;
+              writes/s, each a batch of its own; Nx alone = writes/s / those of the writer with no reader; \
+            the floor is a C11 atomic load.
+
+            """
+    }
     output += "\n" + render(header) + "\n"
     output += render(widths.enumerated().map { String(repeating: "-", count: $0.offset == header.count - 1 ? 5 : $0.element) })
         + "\n"

@@ -2,12 +2,15 @@
 // floor, Ripple's Swift API and Swift's Observation, in one table.
 //
 //   ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+//   ripple-bench --compare DIR [--json]
 //
 // NAME is a row id (K1, cellx-1000, dynamic-3-5x500, propagate-10x100, chain,
-// create-atoms, memory-grid, ...) or a group (kairo, cellx, dynamic,
-// propagate, chain, create, memory). Every expected value and counter is
-// checked; a failed check makes the run exit with status 1. --columns picks
-// what to run (all four by default), for profiling one of them.
+// create-atoms, memory-grid, threads-derived-2, ...) or a group (kairo, cellx,
+// dynamic, propagate, chain, create, memory, threads). Every expected value
+// and counter is checked; a failed check makes the run exit with status 1.
+// --columns picks what to run (all four by default), for profiling one of
+// them. --compare prints the table of scripts/bench-compare from the reports
+// it saved in DIR (see Compare.swift).
 import Foundation
 import RippleBenchShapes
 
@@ -16,6 +19,7 @@ func usage() -> Never {
         Data(
             """
             usage: ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+                   ripple-bench --compare DIR [--json]
 
             """.utf8))
     exit(2)
@@ -32,6 +36,9 @@ while let argument = arguments.popFirst() {
         guard let text = arguments.popFirst(), let samples = Int(text), samples > 0 else { usage() }
         options.samples = samples
     case "--json": options.json = true
+    case "--compare":
+        guard let directory = arguments.popFirst() else { usage() }
+        options.compare = directory
     case "--list": options.list = true
     case "--columns":
         guard let list = arguments.popFirst() else { usage() }
@@ -44,6 +51,10 @@ while let argument = arguments.popFirst() {
     case "-h", "--help": usage()
     default: usage()
     }
+}
+
+if let directory = options.compare {
+    exit(Comparison.run(directory: directory, json: options.json))
 }
 
 let all = catalogue()

@@ -140,6 +140,78 @@ typedef struct rb_creation {
  * disposes of every node (effects, computeds, sources) and the graph. */
 rb_creation_t rb_creation_run(int count, int samples);
 
+/* ---------------------------------------------------------------- threads */
+
+/* One graph shared by threads. Reader threads read a node through
+ * rp_node_read_begin, a load of the value, rp_node_read_end; the writer
+ * stores the atom's value and calls rp_source_set inside a batch of its own.
+ * The floor is the same value in a C11 atomic read with acquire: the cheapest
+ * thread-safe read there is. The threads of a sample are created for it,
+ * start together (rb_crew_start) and each times its own loop. */
+
+/* What the readers read. */
+typedef enum rb_threads_subject {
+    RB_THREADS_ATOM = 0,   /* the source */
+    RB_THREADS_DERIVED = 1 /* a computed reading it: 2 * atom + 1 */
+} rb_threads_subject_t;
+
+#define RB_THREADS_MAX_READERS 8
+/* The writer publishes its progress every this many writes (and after its
+ * last); readers look at it every this many reads. */
+#define RB_THREADS_PUBLISH_EVERY 64
+#define RB_THREADS_READS_PER_LOOK 16
+
+typedef struct rb_threads_result {
+    /* ms: the fastest sample: without a writer, from the first reader's start
+     * to the last reader's end; with one, the writer's time. allocations:
+     * engine allocator calls during every timed sample (must be 0). count:
+     * computes of the derivation in that sample. */
+    rb_result_t result;
+    int readers;
+    uint64_t reads[RB_THREADS_MAX_READERS];   /* each reader's reads in that sample */
+    double reader_ms[RB_THREADS_MAX_READERS]; /* each reader's own time */
+    uint64_t writes;                          /* the writer's writes (0 without one) */
+    double writer_ms;
+    double wall_ms; /* first start to last end, over every thread of that sample */
+} rb_threads_result_t;
+
+/* `readers` threads (1 ... RB_THREADS_MAX_READERS) read the subject `reads`
+ * times each, with no writer: every value read must be the one written before
+ * the threads started, and the derivation must not recompute. */
+rb_threads_result_t rb_threads_read_run(rb_threads_subject_t subject, rb_backend_t backend, int readers, int reads,
+                                        int samples);
+
+/* One writer thread writes the atom `writes` times (base + 1, base + 2, ...,
+ * continuing from the last sample's value), each write in a batch of its own,
+ * while `readers` threads (0 ... RB_THREADS_MAX_READERS) read the derivation
+ * until the writer is done. The writer publishes how many writes it finished
+ * every RB_THREADS_PUBLISH_EVERY writes; readers look at it every
+ * RB_THREADS_READS_PER_LOOK reads. Checks: every value a reader reads is
+ * 2a + 1 for an atom value a of this sample, never smaller than the reader's
+ * previous one nor older than the writes published before the read began (a
+ * stale read); at the end the atom holds the last write and the derivation
+ * 2 * that + 1; the derivation computed at least once and at most once per
+ * write. Ripple only: the floor's writes (two stores) are over before its
+ * readers start. */
+rb_threads_result_t rb_threads_write_run(int readers, int writes, int samples);
+
+/* The threads of one sample (the Swift side uses it too). Opaque. */
+typedef struct rb_crew rb_crew_t;
+
+/* For `threads` threads per sample; reusable sample after sample. */
+rb_crew_t *rb_crew_create(int threads);
+void rb_crew_destroy(rb_crew_t *crew);
+/* Each thread calls it first: returns when every thread of the sample is
+ * running (they sleep at a barrier, then spin until the last one is awake),
+ * with the start time (rb_clock_ns). */
+uint64_t rb_crew_start(rb_crew_t *crew);
+/* The writer's progress: it publishes how many writes it finished (release),
+ * readers load it (acquire) to know what they must see and when to stop.
+ * rb_crew_rearm sets it back to 0 before the next sample. */
+void rb_crew_publish(rb_crew_t *crew, int64_t writes);
+int64_t rb_crew_published(const rb_crew_t *crew);
+void rb_crew_rearm(rb_crew_t *crew);
+
 /* ----------------------------------------------------------------- memory */
 
 typedef struct rb_memory {

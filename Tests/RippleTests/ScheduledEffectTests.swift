@@ -1,27 +1,28 @@
 import Foundation
-import Synchronization
 import Testing
 @_spi(Testing) import Ripple
 
 /// A scheduler that keeps jobs until the test drains them, so that each test decides exactly when scheduled runs
 /// happen.
-final class ManualScheduler: EffectScheduler {
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+/// (Its lock is an NSLock: ThreadSanitizer on Linux does not see Synchronization.Mutex.)
+final class ManualScheduler: EffectScheduler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var jobs: [@Sendable () -> Void] = []
 
     /// How many jobs are waiting.
     var pending: Int {
-        jobs.withLock { $0.count }
+        lock.withLock { jobs.count }
     }
 
     func schedule(_ job: @escaping @Sendable () -> Void) {
-        jobs.withLock { $0.append(job) }
+        lock.withLock { jobs.append(job) }
     }
 
     /// Runs the waiting jobs (and the ones they schedule) in order; returns how many ran.
     @discardableResult
     func drain() -> Int {
         var ran = 0
-        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+        while let job = lock.withLock({ jobs.isEmpty ? nil : jobs.removeFirst() }) {
             job()
             ran += 1
         }
@@ -29,16 +30,17 @@ final class ManualScheduler: EffectScheduler {
     }
 }
 
-/// A Sendable list of what an effect saw, in order.
-final class SeenLog<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+/// A Sendable list of what an effect saw, in order (guarded by an NSLock, like ManualScheduler).
+final class SeenLog<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Value] = []
 
     var values: [Value] {
-        storage.withLock { $0 }
+        lock.withLock { storage }
     }
 
     func append(_ value: Value) {
-        storage.withLock { $0.append(value) }
+        lock.withLock { storage.append(value) }
     }
 }
 

@@ -32,9 +32,6 @@
 static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
     return __atomic_load_n(target, __ATOMIC_ACQUIRE);
 }
-static inline void rp_sync_store_u32(uint32_t *target, uint32_t value) {
-    __atomic_store_n(target, value, __ATOMIC_RELEASE);
-}
 static inline void *rp_sync_load_ptr(void *const *target) {
     return __atomic_load_n(target, __ATOMIC_ACQUIRE);
 }
@@ -47,22 +44,14 @@ static inline void rp_sync_inc_u32(uint32_t *target) {
 static inline void rp_sync_dec_u32(uint32_t *target) {
     __atomic_fetch_sub(target, 1, __ATOMIC_SEQ_CST);
 }
-static inline void rp_sync_full_fence(void) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
 
 #else
 
-/* Acquire: what the thread that stored the value did before is visible after. */
+/* Acquire: what the thread that last changed the word did before is visible after. */
 static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
     uint32_t value = ck_pr_load_32(target);
     ck_pr_fence_acquire();
     return value;
-}
-/* Release: pairs with rp_sync_load_u32. */
-static inline void rp_sync_store_u32(uint32_t *target, uint32_t value) {
-    ck_pr_fence_release();
-    ck_pr_store_32(target, value);
 }
 static inline void *rp_sync_load_ptr(void *const *target) {
     void *value = ck_pr_load_ptr(target);
@@ -85,9 +74,6 @@ static inline void rp_sync_dec_u32(uint32_t *target) {
     ck_pr_fence_release();
     ck_pr_dec_32(target);
     ck_pr_fence_atomic_load();
-}
-static inline void rp_sync_full_fence(void) {
-    ck_pr_fence_memory();
 }
 
 #endif

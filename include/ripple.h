@@ -317,7 +317,9 @@ typedef struct rp_read_section {
  * graph until the end, which then runs the effects the read made due and
  * returns the flush's status. Between begin and end, make no other call on
  * the graph from the same thread, and keep the section short: writers wait
- * for it. The end takes the section from the begin on the same thread. */
+ * for it. The end takes the section from the begin on the same thread;
+ * RP_EINVAL for a section no begin on this thread filled, or one that was
+ * ended already (as far as the engine can tell). */
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section);
 rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section);
 

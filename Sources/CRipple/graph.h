@@ -228,6 +228,9 @@ rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
+/* Hands a due deferred effect to its host's `schedule` (it stays stale until
+ * the host's rp_effect_update). */
+void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot);
 
 static inline bool rp_queue_empty(const rp_graph_t *graph) {
     return graph->heap_count == 0 && graph->ordered_head == graph->ordered_count;

@@ -82,8 +82,8 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
 
     if (kind != RP_KIND_EFFECT) return RP_OK;
     if (deferred) {
-        rec->flags |= RP_F_DEFERRED | RP_F_SCHEDULED | RP_F_DIRTY;
-        graph->callbacks.schedule(graph->callbacks.host, graph, *out, data);
+        rec->flags |= RP_F_DEFERRED | RP_F_DIRTY;
+        rp_schedule_deferred(graph, slot);
     } else {
         rp_run_effect(graph, slot);
     }

@@ -125,6 +125,12 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     return RP_ELOOP;
 }
 
+void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    rec->flags |= RP_F_SCHEDULED;
+    graph->callbacks.schedule(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
+}
+
 rp_status_t rp_flush(rp_graph_t *graph) {
     if (graph->flushing) return RP_OK;
     graph->flushing = true;
@@ -138,10 +144,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         if (rec->flags & RP_F_DEFERRED) {
             /* Its host runs it: it stays marked until the update, so later
              * writes coalesce into that one. */
-            if ((rec->flags & RP_F_STALE) && !(rec->flags & RP_F_SCHEDULED)) {
-                rec->flags |= RP_F_SCHEDULED;
-                graph->callbacks.schedule(graph->callbacks.host, graph, rp_handle(graph, entry.slot), rec->data);
-            }
+            if ((rec->flags & RP_F_STALE) && !(rec->flags & RP_F_SCHEDULED)) rp_schedule_deferred(graph, entry.slot);
             continue;
         }
         bool run = (rec->flags & RP_F_DIRTY) != 0;

@@ -68,11 +68,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             return value
         }
         set {
-            exclusively {
-                if equals(latest, newValue) { return }
-                latest = newValue
-                announceWrite()
-            }
+            exclusively { store(newValue) }
         }
     }
 
@@ -99,12 +95,17 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         try exclusively {
             var next = latest
             let result = try body(&next)
-            if !equals(latest, next) {
-                latest = next
-                announceWrite()
-            }
+            store(next)
             return result
         }
+    }
+
+    /// Makes `next` the value unless it equals the current one. Called while the graph is held.
+    @inlinable
+    func store(_ next: Value) {
+        if equals(latest, next) { return }
+        latest = next
+        announceWrite()
     }
 
     /// Tells the engine that `latest` was written. Called while the graph is held.

@@ -75,12 +75,22 @@ public final class Effect: RippleNode, Subscriber {
     ///
     /// Threading: the first run happens on the calling thread before `init` returns (even inside a batch).
     /// Lifetime: keep a strong reference for as long as the effect should run.
-    public init(label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> Void) {
+    public convenience init(
+        label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> Void
+    ) {
+        self.init(runtime: .current, scheduler: nil, label: label, fileID: fileID, line: line, body: body)
+    }
+
+    /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise.
+    private init(
+        runtime: Runtime, scheduler: (any EffectScheduler)?, isValuesObserver: Bool = false, label: String?,
+        fileID: String, line: Int, body: @escaping () -> Void
+    ) {
         self.body = body
-        scheduler = nil
-        isValuesObserver = false
-        super.init(runtime: .current, label: label, fileID: fileID, line: line)
-        createNode(.RP_KIND_EFFECT)
+        self.scheduler = scheduler
+        self.isValuesObserver = isValuesObserver
+        super.init(runtime: runtime, label: label, fileID: fileID, line: line)
+        createNode(scheduler == nil ? .RP_KIND_EFFECT : .RP_KIND_DEFERRED_EFFECT)
     }
 
     /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.
@@ -108,15 +118,11 @@ public final class Effect: RippleNode, Subscriber {
     // Disfavored so that `Effect(on: .mainActor) { ... }` picks the main-actor overload, whose body may touch
     // main-actor state; this one requires a Sendable body.
     @_disfavoredOverload
-    public init(
+    public convenience init(
         on scheduler: some EffectScheduler, label: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: @escaping @Sendable () -> Void
     ) {
-        self.body = body
-        self.scheduler = scheduler
-        isValuesObserver = false
-        super.init(runtime: .current, label: label, fileID: fileID, line: line)
-        createNode(.RP_KIND_DEFERRED_EFFECT)
+        self.init(runtime: .current, scheduler: scheduler, label: label, fileID: fileID, line: line, body: body)
     }
 
     /// Creates an effect in ``Runtime/current`` whose body runs on the main actor, the first run included.
@@ -141,25 +147,21 @@ public final class Effect: RippleNode, Subscriber {
     ///
     /// Threading: `init` may be called from any thread and returns at once. Lifetime: as for
     /// ``init(on:label:fileID:line:_:)``.
-    public init(
+    public convenience init(
         on scheduler: MainActorScheduler, label: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: @escaping @MainActor () -> Void
     ) {
-        self.body = { MainActor.assumeIsolated(body) }
-        self.scheduler = scheduler
-        isValuesObserver = false
-        super.init(runtime: .current, label: label, fileID: fileID, line: line)
-        createNode(.RP_KIND_DEFERRED_EFFECT)
+        self.init(runtime: .current, scheduler: scheduler, label: label, fileID: fileID, line: line) {
+            MainActor.assumeIsolated(body)
+        }
     }
 
     /// The observer behind a `values` sequence: a synchronous effect in `runtime` whose reads do not keep what
     /// they read alive.
-    init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
-        self.body = body
-        scheduler = nil
-        isValuesObserver = true
-        super.init(runtime: runtime, label: label, fileID: "", line: 0)
-        createNode(.RP_KIND_EFFECT)
+    convenience init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
+        self.init(
+            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0, body: body
+        )
     }
 
     deinit {

@@ -135,6 +135,21 @@ import Ripple
         #expect(message.contains("curious reader"), "\(message)")
     }
 
+    @Test func globalNodeCreatedInAnEarlierRuntimeTrapsSayingWhatHappened() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime { _ = lazilyCreatedGlobalCounter.value }  // an earlier test touches it first
+            withIsolatedRuntime {
+                let doubled = derive(label: "doubled") { lazilyCreatedGlobalCounter.value * 2 }
+                _ = doubled.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("globalCounter"), "\(message)")
+        #expect(message.contains("doubled"), "\(message)")
+        #expect(message.contains("creates it lazily, on first use"), "\(message)")
+        #expect(message.contains("an isolated runtime, perhaps an earlier test's"), "\(message)")
+    }
+
     @Test func onCleanupOutsideAnEffectTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             withIsolatedRuntime {
@@ -157,3 +172,6 @@ import Ripple
         }
     }
 }
+
+/// A global node: Swift creates it on first use, in the runtime current then.
+let lazilyCreatedGlobalCounter = atom(0, label: "globalCounter")

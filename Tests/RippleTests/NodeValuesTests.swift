@@ -6,7 +6,7 @@ import Testing
 @Suite struct NodeValuesTests {
     @Test func yieldsTheCurrentValueThenEachNewValue() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(1) }
+        let count = withIsolatedRuntime(using: runtime) { atom(1) }
         var iterator = count.values.makeAsyncIterator()
         #expect(await iterator.next() == 1)
         count.value = 2
@@ -17,7 +17,7 @@ import Testing
 
     @Test func slowConsumerGetsOnlyTheLatestValue() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
         var iterator = count.values.makeAsyncIterator()
         #expect(await iterator.next() == 0)
         for value in 1...10 { count.value = value }
@@ -28,7 +28,7 @@ import Testing
 
     @Test func derivationYieldsOnlyValuesThatChanged() async {
         let runtime = Runtime()
-        let (count, parity) = await withIsolatedRuntime(using: runtime) {
+        let (count, parity) = withIsolatedRuntime(using: runtime) {
             let count = atom(0)
             return (count, derive { count.value % 2 })
         }
@@ -41,7 +41,7 @@ import Testing
 
     @Test func finishesWhenTheNodeIsFreed() async {
         let runtime = Runtime()
-        var count: AtomObject<Int>? = await withIsolatedRuntime(using: runtime) { atom(5) }
+        var count: AtomObject<Int>? = withIsolatedRuntime(using: runtime) { atom(5) }
         var iterator = count!.values.makeAsyncIterator()
         #expect(await iterator.next() == 5)
         #expect(runtime.liveNodeCount == 2)  // the atom and the observer
@@ -52,7 +52,7 @@ import Testing
 
     @Test func stoppingTheConsumerRemovesTheObserver() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
         do {
             var iterator = count.values.makeAsyncIterator()
             #expect(await iterator.next() == 0)
@@ -65,7 +65,7 @@ import Testing
 
     @Test func forAwaitLoopSeesWritesFromADetachedTask() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
         let writer = Task.detached {
             for _ in 0..<200 { count.update { $0 += 1 } }
         }

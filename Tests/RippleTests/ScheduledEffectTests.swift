@@ -196,9 +196,9 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
 
     @Test func mainActorEffectRendersWritesMadeOnAnotherThread() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
         let rendered = SeenLog<String>()
-        let render = await withIsolatedRuntime(using: runtime) {
+        let render = withIsolatedRuntime(using: runtime) {
             Effect(on: .mainActor) {
                 MainActor.assertIsolated()
                 rendered.append("Count: \(count.value)")
@@ -224,9 +224,9 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         }
         let runtime = Runtime()
         let recorder = Recorder()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = withIsolatedRuntime(using: runtime) { atom(0) }
         let seen = SeenLog<Int>()
-        let effect = await withIsolatedRuntime(using: runtime) {
+        let effect = withIsolatedRuntime(using: runtime) {
             Effect(on: .actor(recorder)) {
                 recorder.assertIsolated()
                 seen.append(count.value)

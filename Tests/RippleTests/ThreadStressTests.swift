@@ -23,7 +23,7 @@ import Testing
         let violations = Violations()
         // The logs of the effect and the derivations are plain, unsynchronized state: effects and derivation bodies
         // never overlap, so ThreadSanitizer would report any run that is not ordered after the previous one.
-        let (counter, doubled, tripled, effect, seen, doubledRuns, tripledRuns) = await withIsolatedRuntime(
+        let (counter, doubled, tripled, effect, seen, doubledRuns, tripledRuns) = withIsolatedRuntime(
             using: runtime
         ) {
             let counter = atom(0)
@@ -105,7 +105,7 @@ import Testing
         let writers = (threads + 1) / 2
         let runtime = Runtime()
         let violations = Violations()
-        let (a, b, sum, lazySum, pair, pairEffect, sumEffect) = await withIsolatedRuntime(using: runtime) {
+        let (a, b, sum, lazySum, pair, pairEffect, sumEffect) = withIsolatedRuntime(using: runtime) {
             let a = atom(0)
             let b = atom(0)
             let sum = derive { a.value + b.value }
@@ -163,7 +163,7 @@ import Testing
         let bodies = OverlapDetector()
         let scheduler = ThreadScheduler()
         let drainer = Task { await scheduler.runJobsUntilStopped() }
-        let (a, b, shared, watcher) = await withIsolatedRuntime(using: runtime) {
+        let (a, b, shared, watcher) = withIsolatedRuntime(using: runtime) {
             let a = atom(0)
             let b = atom(0)
             let shared = derive { a.value - b.value }
@@ -203,7 +203,7 @@ import Testing
         #expect(runtime.liveEdgeCount == baseEdges, comment)
         #expect(runtime.checkInvariants() == nil, comment)
         // The graph still works after the churn.
-        let seen = await withIsolatedRuntime(using: runtime) {
+        let seen = withIsolatedRuntime(using: runtime) {
             let seen = RunLog<Int>()
             let effect = Effect { seen.values.append(shared.value) }
             a.value += 1
@@ -223,7 +223,7 @@ import Testing
         let scheduler = ThreadScheduler()
         let drainer = Task { await scheduler.runJobsUntilStopped() }
         let bodies = OverlapDetector()
-        let (counter, scheduled, seen, synchronous) = await withIsolatedRuntime(using: runtime) {
+        let (counter, scheduled, seen, synchronous) = withIsolatedRuntime(using: runtime) {
             let counter = atom(0)
             let seen = Locked<[Int]>([])
             let scheduled = Effect(on: scheduler) {
@@ -260,7 +260,7 @@ import Testing
         let iterations = Stress.iterations(quick: 1_000)
         let runtime = Runtime()
         let scheduler = ManualScheduler()
-        let (counter, effect, seen) = await withIsolatedRuntime(using: runtime) {
+        let (counter, effect, seen) = withIsolatedRuntime(using: runtime) {
             let counter = atom(0)
             let seen = SeenLog<Int>()
             let effect = Effect(on: scheduler) { seen.append(counter.value) }
@@ -286,7 +286,7 @@ import Testing
         let iterations = Stress.iterations(quick: 2_000)
         let total = threads * iterations
         let runtime = Runtime()
-        let (counter, doubled) = await withIsolatedRuntime(using: runtime) {
+        let (counter, doubled) = withIsolatedRuntime(using: runtime) {
             let counter = atom(0)
             return (counter, derive { counter.value * 2 })
         }
@@ -314,7 +314,7 @@ import Testing
         let runtime = Runtime()
         // The test keeps the atom only in this slot (and weakly): the writer threads take their own references, and
         // the last one to finish empties the slot, so the atom is freed on a writer thread.
-        let slot = await Slot(withIsolatedRuntime(using: runtime) { atom(0) })
+        let slot = Slot(withIsolatedRuntime(using: runtime) { atom(0) })
         let watched = WeakBox(slot.value)
         let consumer = collectValues(slot.value!.values, until: nil)
         let running = Locked(threads)

@@ -42,10 +42,9 @@ public enum RippleContext {
 ///
 /// Threading: runs `body` synchronously on the calling thread. Lifetime: nodes that escape the body keep the
 /// runtime alive and keep using it.
-// Disfavored so that `await withIsolatedRuntime { ... }` in an async context picks the async overload (no
-// "no 'async' operations occur within 'await'" warning), as in the README's parallel-test example. In synchronous
-// contexts the async overload cannot be called, so this one is still chosen.
-@_disfavoredOverload
+// Not disfavored: as in the original Ripple, a synchronous body picks this overload in every context, async ones
+// included, so `withIsolatedRuntime { ... }` needs no `await` inside an async test. A body that awaits picks the
+// async overload.
 public func withIsolatedRuntime<T>(_ body: () throws -> T) rethrows -> T {
     let runtime = Runtime()
     defer { runtime.dropDeadSubscribers() }
@@ -90,10 +89,7 @@ public func withIsolatedRuntime<T>(
 ///
 /// Threading: runs `body` synchronously on the calling thread; other threads may use `runtime` meanwhile.
 /// Lifetime: the binding keeps `runtime` alive while `body` runs.
-// Disfavored so that `await withIsolatedRuntime { ... }` in an async context picks the async overload (no
-// "no 'async' operations occur within 'await'" warning), as in the README's parallel-test example. In synchronous
-// contexts the async overload cannot be called, so this one is still chosen.
-@_disfavoredOverload
+// Not disfavored, for the same reason as `withIsolatedRuntime(_:)`: a synchronous body needs no `await`.
 public func withIsolatedRuntime<T>(using runtime: Runtime, _ body: () throws -> T) rethrows -> T {
     defer { runtime.dropDeadSubscribers() }
     return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)

@@ -88,9 +88,15 @@ extension Runtime {
             """
             Ripple: node \(nodeLabel) of \(debugName) was read inside \(reader) of \(other.debugName). \
             A derivation or effect can only depend on nodes of its own runtime: this read could not be tracked, \
-            so the reader would never be updated when the node changes. Fix: create both in the same runtime \
-            (run the code that creates them inside the same withIsolatedRuntime(using:) scope), or read the node \
-            outside the other runtime's derivations and effects.
+            so the reader would never be updated when the node changes. \
+            The usual cause is a global or static node (`let counter = atom(0)` at the top level): Swift creates \
+            it lazily, on first use, in the runtime that was current then (here \(debugName)\
+            \(self === Runtime.shared ? ", the shared runtime" : ", an isolated runtime, perhaps an earlier test's")\
+            ), and it stays there, so a later withIsolatedRuntime scope (another test) reads a node of a runtime \
+            that is not its own. Fix: create the node where it is used (in the test, or in a function or type that \
+            builds the state for the runtime it is called in); or, for two runtimes on purpose, create both nodes \
+            in the same runtime (inside the same withIsolatedRuntime(using:) scope), or read the node outside the \
+            other runtime's derivations and effects.
             """
         )
     }

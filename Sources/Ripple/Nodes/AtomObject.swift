@@ -35,8 +35,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
     @exclusivity(unchecked) private var mutatedInPlace = false
 
+    /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
+    /// `AtomObject(value, equals: ...)` resolves to them.
     @usableFromInline
-    init(_ value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
+    init(initial value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
         latest = value
         committed = value
         self.equals = equals ?? { _, _ in false }
@@ -130,6 +132,55 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 }
 
+extension AtomObject where Value: Equatable {
+    /// Creates an atom holding `value`, compared with `==`: the same as `atom(_:label:fileID:line:)`.
+    ///
+    /// The atom belongs to ``Runtime/current``.
+    ///
+    /// ```swift
+    /// let temperature = AtomObject(72)
+    /// temperature.value = 73
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: the initial value.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading: from any thread. Lifetime: as for `atom(_:label:fileID:line:)`.
+    @inlinable
+    public convenience init(_ value: Value, label: String? = nil, fileID: String = #fileID, line: Int = #line) {
+        self.init(initial: value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+    }
+}
+
+extension AtomObject {
+    /// Creates an atom holding `value`, compared with your own equality: the same as
+    /// `atom(_:equals:label:fileID:line:)`.
+    ///
+    /// ```swift
+    /// let position = AtomObject(CGPoint.zero, equals: { $0.x == $1.x && $0.y == $1.y })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: the initial value.
+    ///   - equals: returns true when two values are the same for the atom's readers; it must not read or write
+    ///     Ripple nodes.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading: from any thread. Lifetime: as for `atom(_:equals:label:fileID:line:)`.
+    @inlinable
+    public convenience init(
+        _ value: Value, equals: @escaping (Value, Value) -> Bool, label: String? = nil, fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.init(initial: value, equals: equals, label: label, fileID: fileID, line: line)
+    }
+}
+
 // The atom's mutable state (`latest`, `committed`, `mutatedInPlace`) is written only while its runtime's graph is
 // held exclusively (writes and `update` run in a batch; commits run inside engine calls) and read either there or
 // between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write overlaps
@@ -159,7 +210,7 @@ extension AtomObject: @unchecked Sendable where Value: Sendable {}
 public func atom<T: Equatable>(
     _ value: T, label: String? = nil, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {
-    AtomObject(value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+    AtomObject(initial: value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
 }
 
 /// Creates an atom holding `value`, compared with your own equality.
@@ -185,5 +236,5 @@ public func atom<T: Equatable>(
 public func atom<T>(
     _ value: T, equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {
-    AtomObject(value, equals: equals, label: label, fileID: fileID, line: line)
+    AtomObject(initial: value, equals: equals, label: label, fileID: fileID, line: line)
 }

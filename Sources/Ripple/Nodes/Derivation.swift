@@ -121,6 +121,21 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         return changed
     }
 
+    /// The derivation's value: the same as ``value``, for code written against a wrapper whose projected value
+    /// was the wrapper itself (`$title.wrappedValue`).
+    ///
+    /// ```swift
+    /// @Derived var title = "Count: \(count)"
+    /// print($title.value)          // prefer this
+    /// ```
+    ///
+    /// Threading: as for ``value``.
+    @available(*, deprecated, renamed: "value", message: "$name of a @Derived property is its Derivation: read .value")
+    @inlinable
+    public var wrappedValue: Value {
+        value
+    }
+
     @usableFromInline @inline(never)
     static func missingValue(_ label: String) -> Never {
         fatalError("Ripple: internal error: derivation \(label) was read but never computed. Please report it.")

@@ -25,6 +25,9 @@
 public struct Derived<Value> {
     /// The derivation behind the property: what `$name` returns.
     ///
+    /// It is the ``Derivation`` rather than the wrapper, so that `$name` can be passed to anything that takes a
+    /// node, observed with ``Derivation/values``, or computed ahead of time with ``Derivation/run()``.
+    ///
     /// ```swift
     /// @Atom var a = 1
     /// @Derived var doubled = a * 2

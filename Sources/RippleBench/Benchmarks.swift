@@ -148,6 +148,7 @@ func catalogue() -> [Benchmark] {
 
     benchmarks.append(contentsOf: creationBenchmarks())
     benchmarks.append(contentsOf: memoryBenchmarks())
+    benchmarks.append(wrapperReadBenchmark())
     benchmarks.append(contentsOf: threadBenchmarks())
     return benchmarks
 }
@@ -203,6 +204,23 @@ private func creationBenchmarks() -> [Benchmark] {
             row.notes.append("\(format(phase.c(c) * 1e6 / Double(phase.id == "teardown" ? 3 * count : count))) ns/node C")
             if phase.id == "create-derived" { row.notes.append("lazy: created, not computed") }
         }
+    }
+}
+
+/// The wrappers' read path (Swift only): the time is the class property's reads; the notes compare it with a
+/// derivation read and a local `@Derived`.
+private func wrapperReadBenchmark() -> Benchmark {
+    Benchmark(id: "wrappers-read", group: "wrappers", title: "read @Derived of a class 1M") { row, options in
+        guard options.swift else { return }
+        let reads = RippleWrappers.defaultReads
+        let costs = RippleWrappers.readCosts(reads: reads, samples: options.samples(RippleWrappers.defaultSamples))
+        row.swiftMilliseconds = costs.classProperty * Double(reads) / 1e6
+        row.failures += costs.failures.map { "Swift: \($0)" }
+        row.notes.append(
+            "ns/read: Derivation \(format(costs.derivation)), local @Derived \(format(costs.localWrapper)), "
+                + "class @Derived \(format(costs.classProperty)) "
+                + "(\(format(costs.classProperty / costs.derivation))x a Derivation read)")
+        row.observationNote = "not applicable"
     }
 }
 

@@ -150,6 +150,40 @@ import Ripple
         #expect(message.contains("an isolated runtime, perhaps an earlier test's"), "\(message)")
     }
 
+    @Test func ownerReadingDerivedOutsideAClassTrapsSayingWhereItWorks() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Owner {}
+            struct Settings {
+                @Derived({ (_: Owner) in 1 }, label: "misplaced") var level: Int
+            }
+            withIsolatedRuntime { _ = Settings().level }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("misplaced"), "\(message)")
+        #expect(message.contains("works only as a stored property of a class"), "\(message)")
+    }
+
+    @Test func derivedPropertyRecomputedAfterItsOwnerWentTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            final class Model {
+                @Atom var count = 0
+                @Derived({ (model: Model) in model.count * 2 }, label: "orphaned") var doubled: Int
+            }
+            withIsolatedRuntime {
+                var model: Model? = Model()
+                let count = model!.$count
+                let doubled = model!.$doubled
+                let display = Effect { _ = doubled.value }  // outlives the model
+                model = nil
+                count.value = 1  // the display re-validates `doubled`, whose owner is gone
+                withExtendedLifetime(display) {}
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("orphaned"), "\(message)")
+        #expect(message.contains("after the object that owns it was freed"), "\(message)")
+    }
+
     @Test func onCleanupOutsideAnEffectTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             withIsolatedRuntime {

@@ -40,10 +40,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @usableFromInline @exclusivity(unchecked) var hasValue = false
 
     @usableFromInline
-    init(recompute: @escaping Recompute, label: String?, fileID: String, line: Int) {
+    init(recompute: @escaping Recompute, label: String?, fileID: String, line: Int, runtime: Runtime = .current) {
         self.recompute = recompute
         cached = .allocate(capacity: 1)
-        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        super.init(runtime: runtime, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
     }
 

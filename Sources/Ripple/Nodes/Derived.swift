@@ -1,3 +1,5 @@
+internal import CRippleThreadState
+
 /// A property wrapper whose value is a ``Derivation`` of its initial expression.
 ///
 /// The expression you write as the initial value is not evaluated at once: it becomes the derivation's body,
@@ -14,6 +16,26 @@
 ///
 /// For an `Equatable` value, a recomputation that gives an equal value is not a change (nothing downstream
 /// re-runs); for other values every recomputation is.
+///
+/// ## In a class
+/// A stored property's initial value cannot read the instance's other properties (Swift runs it before `self`
+/// exists). Give the body the instance instead: it runs when the property is first read, with the object that
+/// owns it.
+///
+/// ```swift
+/// final class CounterViewModel {
+///     @Atom var count = 0
+///     @Derived({ (model: CounterViewModel) in "Count: \(model.count)" }) var title: String
+/// }
+/// let model = CounterViewModel()
+/// print(model.title)              // "Count: 0"
+/// model.count += 1
+/// print(model.title)              // "Count: 1"
+/// ```
+///
+/// The derivation is created on the first access to the property (or to `$title`), in the runtime that was
+/// ``Runtime/current`` when the object was initialized, and holds the object weakly, so it creates no cycle.
+/// This form works in classes only: in a struct or outside a type, write the expression itself.
 ///
 /// ## Threading
 /// Like the derivation it wraps: from any thread.
@@ -36,7 +58,16 @@ public struct Derived<Value> {
     /// ```
     ///
     /// Threading and lifetime: as for the wrapper.
-    public let projectedValue: Derivation<Value>
+    @inlinable
+    public var projectedValue: Derivation<Value> {
+        guard let eager else { Self.ownerOnly(property!.label) }
+        return eager
+    }
+
+    /// The derivation of an expression (`@Derived var sum = x + y`), created with the wrapper.
+    @usableFromInline let eager: Derivation<Value>?
+    /// The derivation of a body that reads the owning object, created on the first access through the owner.
+    @usableFromInline let property: DerivedProperty<Value>?
 
     /// Creates a derivation of the initial expression; every recomputation counts as a change.
     ///
@@ -61,8 +92,8 @@ public struct Derived<Value> {
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
         line: Int = #line
     ) {
-        projectedValue = Derivation(
-            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line)
+        eager = Derivation(recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line)
+        property = nil
     }
 
     /// Creates a derivation of the initial expression whose equal recomputations are not changes.
@@ -85,8 +116,75 @@ public struct Derived<Value> {
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
         line: Int = #line
     ) where Value: Equatable {
-        projectedValue = Derivation(
+        eager = Derivation(
             recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line)
+        property = nil
+    }
+
+    /// Creates a derived stored property of a class whose body reads the object that owns it; every
+    /// recomputation counts as a change.
+    ///
+    /// ```swift
+    /// final class Basket {
+    ///     @Atom var items: [String] = []
+    ///     @Derived({ (basket: Basket) in basket.items.map { $0.uppercased() } }) var shouting: [String]
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - body: computes the value from the owning object (and any other nodes); it runs on the first read and
+    ///     again after something it read changed.
+    ///   - label: the name used in trap messages; by default the file and line of the declaration.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///
+    /// Threading: the property may be read from any thread; the first access creates the derivation (once, even
+    /// when threads race). Lifetime: the derivation lives as long as the object (or live readers); it holds the
+    /// object weakly. Reading it after the object is gone (from an effect that outlived it) traps.
+    @inlinable
+    public init<Owner: AnyObject>(
+        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) {
+        eager = nil
+        property = DerivedProperty(label: label, fileID: fileID, line: line) { owner, storing in
+            Derivation<Value>.storing { [weak owner] in
+                guard let owner else { DerivedProperty<Value>.ownerGone(label: label, fileID: fileID, line: line) }
+                return body(unsafeDowncast(owner, to: Owner.self))
+            }
+        }
+    }
+
+    /// Creates a derived stored property of a class whose body reads the object that owns it; a recomputation
+    /// that gives an equal value is not a change.
+    ///
+    /// ```swift
+    /// final class CounterViewModel {
+    ///     @Atom var count = 0
+    ///     @Derived({ (model: CounterViewModel) in model.count % 2 == 0 }) var isEven: Bool
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - body: computes the value from the owning object (and any other nodes).
+    ///   - label: the name used in trap messages; by default the file and line of the declaration.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///
+    /// Threading and lifetime: as for the form without equality.
+    @inlinable
+    public init<Owner: AnyObject>(
+        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) where Value: Equatable {
+        eager = nil
+        property = DerivedProperty(label: label, fileID: fileID, line: line) { owner, storing in
+            Derivation<Value>.storing(
+                { [weak owner] in
+                    guard let owner else {
+                        DerivedProperty<Value>.ownerGone(label: label, fileID: fileID, line: line)
+                    }
+                    return body(unsafeDowncast(owner, to: Owner.self))
+                }, equals: ==)
+        }
     }
 
     /// The derivation's value, brought up to date (and recorded as a read).
@@ -101,5 +199,134 @@ public struct Derived<Value> {
     @inlinable
     public var wrappedValue: Value {
         projectedValue.value
+    }
+
+    /// The property's value, when the wrapper is a stored property of a class: Swift reads it through this
+    /// subscript, handing over the object, so that a body reading the object can be created on the first read.
+    ///
+    /// ```swift
+    /// let model = CounterViewModel()
+    /// print(model.title)              // Swift calls this subscript with `model`
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: the object whose property is read.
+    ///   - wrapped: the property's key path.
+    ///   - storage: the key path of the wrapper's storage.
+    ///
+    /// Threading: from any thread.
+    @inlinable
+    public static subscript<Owner: AnyObject>(
+        _enclosingInstance owner: Owner, wrapped wrapped: KeyPath<Owner, Value>,
+        storage storage: KeyPath<Owner, Derived<Value>>
+    ) -> Value {
+        owner[keyPath: storage].derivation(of: owner).value
+    }
+
+    /// The property's ``Derivation`` (`$title`), when the wrapper is a stored property of a class.
+    ///
+    /// ```swift
+    /// let node: Derivation<String> = model.$title
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - owner: the object whose property is read.
+    ///   - projected: the projected property's key path.
+    ///   - storage: the key path of the wrapper's storage.
+    ///
+    /// Threading: from any thread.
+    @inlinable
+    public static subscript<Owner: AnyObject>(
+        _enclosingInstance owner: Owner, projected projected: KeyPath<Owner, Derivation<Value>>,
+        storage storage: KeyPath<Owner, Derived<Value>>
+    ) -> Derivation<Value> {
+        owner[keyPath: storage].derivation(of: owner)
+    }
+
+    /// The derivation, creating it for `owner` on the first access of an owner-reading property.
+    @inlinable
+    func derivation(of owner: AnyObject) -> Derivation<Value> {
+        if let eager { return eager }
+        return property.unsafelyUnwrapped.derivation(of: owner)
+    }
+
+    @usableFromInline @inline(never)
+    static func ownerOnly(_ label: String) -> Never {
+        fatalError(
+            """
+            Ripple: @Derived property \(label) reads its owning object, so it works only as a stored property of \
+            a class (Swift hands the object to the wrapper there). In a struct, or outside a type, write the \
+            expression itself: @Derived var title = "Count: \\(count)".
+            """)
+    }
+}
+
+/// The derivation behind a `@Derived` stored property of a class whose body reads the object: made on the first
+/// access, when the object is known, and published once (threads that race create one derivation each; all but
+/// the first are discarded, unread).
+@usableFromInline
+final class DerivedProperty<Value> {
+    /// Builds the derivation's recompute for the owner (the body capturing it weakly).
+    @usableFromInline typealias MakeRecompute = (_ owner: AnyObject, _ unused: Void) -> Derivation<Value>.Recompute
+
+    private let makeRecompute: MakeRecompute
+    /// The runtime current when the owner was initialized: where the derivation goes.
+    private let runtime: Runtime
+    private let explicitLabel: String?
+    private let fileID: String
+    private let line: Int
+    /// The published derivation, retained (an `Unmanaged` opaque pointer), or nil before the first access.
+    private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+
+    @usableFromInline
+    init(label: String?, fileID: String, line: Int, makeRecompute: @escaping MakeRecompute) {
+        self.makeRecompute = makeRecompute
+        runtime = .current
+        explicitLabel = label
+        self.fileID = fileID
+        self.line = line
+        slot = .allocate(capacity: 1)
+        slot.initialize(to: nil)
+    }
+
+    deinit {
+        if let published = slot.pointee {
+            Unmanaged<Derivation<Value>>.fromOpaque(published).release()
+        }
+        slot.deallocate()
+    }
+
+    /// The name used in trap messages.
+    @usableFromInline
+    var label: String {
+        explicitLabel ?? "\(fileID):\(line)"
+    }
+
+    @usableFromInline
+    func derivation(of owner: AnyObject) -> Derivation<Value> {
+        if let published = ripple_once_slot_load(slot) {
+            return Unmanaged<Derivation<Value>>.fromOpaque(published).takeUnretainedValue()
+        }
+        return create(for: owner)
+    }
+
+    @inline(never)
+    private func create(for owner: AnyObject) -> Derivation<Value> {
+        let made = Derivation(
+            recompute: makeRecompute(owner, ()), label: explicitLabel, fileID: fileID, line: line, runtime: runtime)
+        let retained = Unmanaged.passRetained(made)
+        if ripple_once_slot_publish(slot, retained.toOpaque()) { return made }
+        retained.release()
+        return Unmanaged<Derivation<Value>>.fromOpaque(ripple_once_slot_load(slot)!).takeUnretainedValue()
+    }
+
+    @usableFromInline @inline(never)
+    static func ownerGone(label: String?, fileID: String, line: Int) -> Never {
+        fatalError(
+            """
+            Ripple: @Derived property \(label ?? "\(fileID):\(line)") was recomputed after the object that owns it \
+            was freed (a live effect still reads it). Cancel the effects that read an object's properties when the \
+            object goes, for instance in its deinit, or hold the object for as long as they run.
+            """)
     }
 }

@@ -43,7 +43,12 @@ public final class Verifier {
 
 /// A counter the node bodies bump: a pointer, so a closure that captures it
 /// pays neither reference counting nor an exclusivity check per increment.
-public final class Counter {
+///
+/// Sendable because only node bodies of one runtime bump it, and the engine
+/// never runs two bodies of a runtime at once (include/ripple.h, "threads"):
+/// each increment happens while the graph is held exclusively, and the shapes
+/// read the count on the thread that ran the workload, after it.
+public final class Counter: @unchecked Sendable {
     private let cell = UnsafeMutablePointer<Int>.allocate(capacity: 1)
 
     public init() { cell.initialize(to: 0) }
@@ -88,7 +93,7 @@ public let observationIsAvailable = false
 /// far as the compiler knows, mutate memory), which is the shape code's cost,
 /// not Ripple's; so loops read through unretained handles while `nodes` keeps
 /// every node alive.
-struct NodeList<Node: AnyObject> {
+struct NodeList<Node: AnyObject & Sendable>: Sendable {
     let nodes: [Node]
     private let handles: [Unmanaged<Node>]
 

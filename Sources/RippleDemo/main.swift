@@ -7,7 +7,7 @@ func step(_ title: String) {
     print("\n> \(title)")
 }
 
-func cartDemo() {
+@MainActor func cartDemo() {
     print("Ripple demo: a shopping cart")
 
     step("atoms hold state; derived values are lazy, so nothing has run yet")

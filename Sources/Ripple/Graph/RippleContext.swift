@@ -45,7 +45,9 @@ public enum RippleContext {
 // Not disfavored: as in the original Ripple, a synchronous body picks this overload in every context, async ones
 // included, so `withIsolatedRuntime { ... }` needs no `await` inside an async test. A body that awaits picks the
 // async overload.
-public func withIsolatedRuntime<T>(_ body: () throws -> T) rethrows -> T {
+public func withIsolatedRuntime<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () throws -> T
+) rethrows -> T {
     let runtime = Runtime()
     defer { runtime.dropDeadSubscribers() }
     return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)
@@ -90,7 +92,9 @@ public func withIsolatedRuntime<T>(
 /// Threading: runs `body` synchronously on the calling thread; other threads may use `runtime` meanwhile.
 /// Lifetime: the binding keeps `runtime` alive while `body` runs.
 // Not disfavored, for the same reason as `withIsolatedRuntime(_:)`: a synchronous body needs no `await`.
-public func withIsolatedRuntime<T>(using runtime: Runtime, _ body: () throws -> T) rethrows -> T {
+public func withIsolatedRuntime<T>(
+    using runtime: Runtime, isolation: isolated (any Actor)? = #isolation, _ body: () throws -> T
+) rethrows -> T {
     defer { runtime.dropDeadSubscribers() }
     return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)
 }

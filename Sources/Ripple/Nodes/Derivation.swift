@@ -33,6 +33,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @usableFromInline typealias Recompute = (_ cache: UnsafeMutablePointer<Value>, _ initialized: Bool) -> Bool
 
     private let recompute: Recompute
+    /// The actor the body was created on: it is computed only there (elsewhere it traps).
+    private let isolation: BodyIsolation
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
     /// more than the rest of a read.
@@ -40,8 +42,12 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @usableFromInline @exclusivity(unchecked) var hasValue = false
 
     @usableFromInline
-    init(recompute: @escaping Recompute, label: String?, fileID: String, line: Int, runtime: Runtime = .current) {
+    init(
+        recompute: @escaping Recompute, label: String?, fileID: String, line: Int, runtime: Runtime = .current,
+        isolation: BodyIsolation = .none
+    ) {
         self.recompute = recompute
+        self.isolation = isolation
         cached = .allocate(capacity: 1)
         super.init(runtime: runtime, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
@@ -116,6 +122,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute() -> Bool {
+        if case .none = isolation {} else { checkIsolation() }
         let changed = recompute(cached, hasValue)
         hasValue = true
         return changed
@@ -134,6 +141,18 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @inlinable
     public var wrappedValue: Value {
         value
+    }
+
+    /// Traps unless the body's actor runs the calling code.
+    @inline(never)
+    private func checkIsolation() {
+        isolation.preconditionIsolated(
+            """
+            Ripple: derivation \(label) was created on \(isolation.name), so its body may only run there, but it \
+            had to be computed on another thread or actor (a read or an effect there needed its value). Read it \
+            on \(isolation.name) only; or, to read it anywhere, create it outside any actor (a nonisolated \
+            function) with a body that is Sendable.
+            """)
     }
 
     @usableFromInline @inline(never)
@@ -166,9 +185,12 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 /// long as you (or live readers) hold it.
 @inlinable
 public func derive<T: Equatable>(
-    label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
+    label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(recompute: Derivation.storing(body, equals: ==), label: label, fileID: fileID, line: line)
+    Derivation(
+        recompute: Derivation.storing(callableWhereIsolated(body), equals: ==), label: label, fileID: fileID,
+        line: line, isolation: BodyIsolation(body.isolation))
 }
 
 /// Creates a derivation whose value is never considered equal to the previous one: every recomputation is a
@@ -191,9 +213,12 @@ public func derive<T: Equatable>(
 /// long as you (or live readers) hold it.
 @inlinable
 public func derive<T>(
-    label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> T
+    label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(recompute: Derivation.storing(body), label: label, fileID: fileID, line: line)
+    Derivation(
+        recompute: Derivation.storing(callableWhereIsolated(body)), label: label, fileID: fileID, line: line,
+        isolation: BodyIsolation(body.isolation))
 }
 
 /// Creates a derivation that compares successive values with your own equality.
@@ -218,10 +243,12 @@ public func derive<T>(
 /// `equals` live as long as you (or live readers) hold it.
 @inlinable
 public func derive<T>(
-    equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
-    _ body: @escaping () -> T
+    equals: @escaping @Sendable (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(recompute: Derivation.storing(body, equals: equals), label: label, fileID: fileID, line: line)
+    Derivation(
+        recompute: Derivation.storing(callableWhereIsolated(body), equals: equals), label: label, fileID: fileID,
+        line: line, isolation: BodyIsolation(body.isolation))
 }
 
 // The cached value is written only by `compute()`, which the engine calls while the graph is held exclusively,

@@ -90,9 +90,11 @@ public struct Derived<Value> {
     @inlinable
     public init(
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
-        line: Int = #line
+        line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) {
-        eager = Derivation(recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line)
+        eager = Derivation(
+            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line,
+            isolation: BodyIsolation(isolation))
         property = nil
     }
 
@@ -114,10 +116,11 @@ public struct Derived<Value> {
     @inlinable
     public init(
         wrappedValue: @autoclosure @escaping () -> Value, label: String? = nil, fileID: String = #fileID,
-        line: Int = #line
+        line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) where Value: Equatable {
         eager = Derivation(
-            recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line)
+            recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line,
+            isolation: BodyIsolation(isolation))
         property = nil
     }
 

@@ -41,6 +41,8 @@ public final class Effect: RippleNode, Subscriber {
     @exclusivity(unchecked) private var isRunning = false
     /// Where the runs of a deferred effect go; nil for a synchronous effect.
     private let scheduler: (any EffectScheduler)?
+    /// The actor the body was created on, where every run happens; `.none` for a `Sendable` body.
+    private let isolation: BodyIsolation
     /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
     let isValuesObserver: Bool
     /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
@@ -76,18 +78,24 @@ public final class Effect: RippleNode, Subscriber {
     /// Threading: the first run happens on the calling thread before `init` returns (even inside a batch).
     /// Lifetime: keep a strong reference for as long as the effect should run.
     public convenience init(
-        label: String? = nil, fileID: String = #fileID, line: Int = #line, _ body: @escaping () -> Void
+        label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> Void
     ) {
-        self.init(runtime: .current, scheduler: nil, label: label, fileID: fileID, line: line, body: body)
+        let isolation = BodyIsolation(body.isolation)
+        self.init(
+            runtime: .current, scheduler: isolation.scheduler, isolation: isolation, label: label, fileID: fileID,
+            line: line, body: callableWhereIsolated(body))
     }
 
-    /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise.
+    /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise. `isolation` is where the body
+    /// may run: `scheduler` then runs it there.
     private init(
-        runtime: Runtime, scheduler: (any EffectScheduler)?, isValuesObserver: Bool = false, label: String?,
-        fileID: String, line: Int, body: @escaping () -> Void
+        runtime: Runtime, scheduler: (any EffectScheduler)?, isolation: BodyIsolation = .none,
+        isValuesObserver: Bool = false, label: String?, fileID: String, line: Int, body: @escaping () -> Void
     ) {
         self.body = body
         self.scheduler = scheduler
+        self.isolation = isolation
         self.isValuesObserver = isValuesObserver
         super.init(runtime: runtime, label: label, fileID: fileID, line: line)
         createNode(scheduler == nil ? .RP_KIND_EFFECT : .RP_KIND_DEFERRED_EFFECT)
@@ -183,6 +191,11 @@ public final class Effect: RippleNode, Subscriber {
     /// Threading: from any thread; the body runs on the calling thread before `run()` returns, even inside a
     /// batch, and even for an effect bound to a scheduler.
     public func run() {
+        isolation.preconditionIsolated(
+            """
+            Ripple: Effect \(label) was created on \(isolation.name), and its body may only run there, but run() \
+            was called elsewhere. Call run() on \(isolation.name) (for instance inside `await MainActor.run { }`).
+            """)
         exclusively {
             if cancelled || isRunning { return }
             runEffectNow()
@@ -218,6 +231,11 @@ public final class Effect: RippleNode, Subscriber {
     }
 
     override func scheduleUpdate() {
+        // A main-actor effect made due on the main actor runs now, like a synchronous effect (no job to allocate).
+        if case .mainActor = isolation, MainActorCheck.isCurrent {
+            update()
+            return
+        }
         guard let scheduler else {
             preconditionFailure("Ripple: internal error: the synchronous effect \(label) was scheduled.")
         }

@@ -4,7 +4,7 @@ import RippleBenchC
 /// A node whose value can be read: lets one generic builder take a row of
 /// atoms or a row of derivations (specialized for each, so a read is a direct
 /// call).
-protocol ReadableNode<Value>: AnyObject {
+protocol ReadableNode<Value>: AnyObject, Sendable {
     associatedtype Value
     var value: Value { get }
 }

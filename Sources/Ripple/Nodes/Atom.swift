@@ -71,7 +71,7 @@ public struct Atom<Value> {
     /// Threading and lifetime: the atom is created in ``Runtime/current``, on the calling thread.
     @inlinable
     public init(
-        wrappedValue: Value, equals: @escaping (Value, Value) -> Bool, label: String? = nil,
+        wrappedValue: Value, equals: @escaping @Sendable (Value, Value) -> Bool, label: String? = nil,
         fileID: String = #fileID, line: Int = #line
     ) {
         projectedValue = AtomObject(initial: wrappedValue, equals: equals, label: label, fileID: fileID, line: line)

@@ -174,8 +174,8 @@ extension AtomObject {
     /// Threading: from any thread. Lifetime: as for `atom(_:equals:label:fileID:line:)`.
     @inlinable
     public convenience init(
-        _ value: Value, equals: @escaping (Value, Value) -> Bool, label: String? = nil, fileID: String = #fileID,
-        line: Int = #line
+        _ value: Value, equals: @escaping @Sendable (Value, Value) -> Bool, label: String? = nil,
+        fileID: String = #fileID, line: Int = #line
     ) {
         self.init(initial: value, equals: equals, label: label, fileID: fileID, line: line)
     }
@@ -234,7 +234,8 @@ public func atom<T: Equatable>(
 /// as you (or the derivations and effects that read it) hold it.
 @inlinable
 public func atom<T>(
-    _ value: T, equals: @escaping (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    _ value: T, equals: @escaping @Sendable (T, T) -> Bool, label: String? = nil, fileID: String = #fileID,
+    line: Int = #line
 ) -> AtomObject<T> {
     AtomObject(initial: value, equals: equals, label: label, fileID: fileID, line: line)
 }

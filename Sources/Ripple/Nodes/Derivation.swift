@@ -19,8 +19,12 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// Read a derivation from any thread. Its body runs on the thread of the read (or write) that needs it, never on
-/// two threads at once; reads of an up-to-date value from several threads do not wait for each other.
+/// Its body runs on the thread of the read (or write) that needs it, never on two threads at once; reads of an
+/// up-to-date value from several threads do not wait for each other. The body keeps the isolation of the code that
+/// creates the derivation: created outside any actor, it must be `Sendable` (the compiler checks it) and the
+/// derivation may be read from any thread; created on the main actor (or another actor), it may touch that actor's
+/// state, and computing it anywhere else traps with a message that names it. An up-to-date value can be read from
+/// anywhere: only a recomputation runs the body.
 ///
 /// ## Lifetime
 /// A derivation leaves the graph when its last reference goes. Live effects (and derivations they read) that read
@@ -253,6 +257,8 @@ public func derive<T>(
 
 // The cached value is written only by `compute()`, which the engine calls while the graph is held exclusively,
 // and read between rp_node_read_begin and rp_node_read_end, which no compute overlaps (include/ripple.h,
-// "threads"). The body runs under the same exclusion, so it never runs on two threads at once. So sharing the
-// object between threads is safe when its values are.
+// "threads"). The body runs under the same exclusion, so it never runs on two threads at once; and it runs only
+// where its isolation allows: a body created outside any actor is `@Sendable` (checked at the creation site), and
+// `compute()` checks that an actor-isolated body's actor is current before running it (`BodyIsolation`). So
+// sharing the object between threads is safe when its values are.
 extension Derivation: @unchecked Sendable where Value: Sendable {}

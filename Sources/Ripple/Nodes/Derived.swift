@@ -38,7 +38,11 @@ internal import CRippleThreadState
 /// This form works in classes only: in a struct or outside a type, write the expression itself.
 ///
 /// ## Threading
-/// Like the derivation it wraps: from any thread.
+/// Like the derivation it wraps: from any thread. The expression keeps the isolation of the code that declares the
+/// property: declared on the main actor, it may read main-actor state and is computed only there (elsewhere it
+/// traps). Declared outside any actor, the expression is not checked for `Sendable` (Swift cannot infer an
+/// autoclosure's isolation), so keep what it captures to nodes and values: prefer `derive { ... }`, whose body the
+/// compiler checks, for derivations read on several threads.
 ///
 /// ## Lifetime
 /// The wrapper holds the derivation strongly; copies share it. The derivation belongs to the runtime that was

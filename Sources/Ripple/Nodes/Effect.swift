@@ -20,11 +20,20 @@ internal import CRipple
 /// ```
 ///
 /// ## Threading
-/// The effects of one runtime never run at the same time as each other, or as a derivation's body. By default the
-/// body runs synchronously on the thread of the write (or batch end) that triggered it, whichever thread that is.
-/// Created with a scheduler (`Effect(on: .mainActor) { ... }`), it runs where the scheduler puts it instead, and
-/// every change made before that run coalesces into it: see ``EffectScheduler``. ``cancel()``, ``run()`` and
-/// ``isCancelled`` may be used from any thread.
+/// The effects of one runtime never run at the same time as each other, or as a derivation's body. Where the body
+/// runs follows where the effect was created, and the compiler checks the body accordingly:
+/// - Created on the main actor (a view, a view model, a `@MainActor` test), the body is isolated to the main actor:
+///   it may touch main-actor state and mutate what it captures. When the change that makes it due happens on the
+///   main actor, it runs at once, inside the write, exactly like a synchronous effect; when another thread writes,
+///   the run is enqueued on the main actor, and every change made until it starts coalesces into it.
+/// - Created on another actor, it runs on that actor, always as an enqueued job (the first run too).
+/// - Created outside any actor, the body must be `Sendable` (the compiler rejects non-`Sendable` captures and
+///   mutated locals) and runs synchronously on the thread of the write (or batch end) that triggered it.
+/// - Created with a scheduler (`Effect(on: .mainActor) { ... }`), it runs where the scheduler puts it: see
+///   ``EffectScheduler``.
+///
+/// ``cancel()`` and ``isCancelled`` may be used from any thread; ``run()`` runs the body at once, so it must be
+/// called where the body may run (it traps elsewhere, naming the effect).
 ///
 /// ## Lifetime
 /// An effect runs while it is strongly referenced and not cancelled: releasing the last reference stops it at once
@@ -32,6 +41,10 @@ internal import CRipple
 /// effect created inside another effect's body is not owned by it. A live effect keeps alive everything it
 /// reads. The body closure lives until the effect is cancelled or freed: capture the effect's owner weakly to avoid a
 /// cycle.
+///
+/// > Important: Keep the effect. `_ = Effect { ... }` silences the unused-result warning but releases the effect at
+/// > once: it runs once, inside `init`, and never again. Store it (`let render = Effect { ... }`, a property, or
+/// > an array of effects that lives as long as the screen).
 public final class Effect: RippleNode, Subscriber {
     /// The body; released by ``cancel()`` so that what it captures (often the effect itself) can go.
     @exclusivity(unchecked) private var body: (() -> Void)?
@@ -75,8 +88,10 @@ public final class Effect: RippleNode, Subscriber {
     ///   - body: the code to run. What it reads becomes the effect's dependencies; it may write atoms, create
     ///     and cancel effects (itself included), and register cleanups.
     ///
-    /// Threading: the first run happens on the calling thread before `init` returns (even inside a batch).
-    /// Lifetime: keep a strong reference for as long as the effect should run.
+    /// Threading: the body keeps the isolation of the code that creates the effect (see "Threading" above). On
+    /// the main actor, or outside any actor, the first run happens on the calling thread before `init` returns
+    /// (even inside a batch); on another actor it is enqueued there. Lifetime: keep a strong reference for as long
+    /// as the effect should run.
     public convenience init(
         label: String? = nil, fileID: String = #fileID, line: Int = #line,
         @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> Void
@@ -275,8 +290,14 @@ public final class Effect: RippleNode, Subscriber {
 
 // An effect's stored properties are touched only while its runtime's graph is held exclusively: runs happen inside
 // engine calls, and `cancel()`, `run()` and `isCancelled` hold the graph themselves. Bodies never run on two
-// threads at once (one runtime's effects and derivations never overlap). A synchronous effect's body is not
-// required to be Sendable, for main-actor code that keeps working unchanged: it runs on whichever thread writes
-// what it read, so code that writes from other threads binds such an effect to a scheduler (documented on the
-// class).
+// threads at once (one runtime's effects and derivations never overlap). And a body runs only where its isolation
+// allows, so handing the effect to another thread cannot make a body race with the code that created it:
+// - a body created outside any actor is `@Sendable` (checked by the compiler at the creation site), and runs on
+//   the writer's thread;
+// - a body isolated to an actor (non-Sendable captures allowed) runs only on that actor: `BodyIsolation` gives
+//   such an effect a scheduler that runs it at once only when the main actor's executor is current and otherwise
+//   enqueues it there (`scheduleUpdate`), and `run()` checks the isolation before running it;
+// - `Effect(on:)` bodies are `@Sendable`, or `@MainActor` and run through `MainActor.assumeIsolated` by a scheduler
+//   that runs jobs on the main actor;
+// - the `values` observer's body is Ripple's own, capturing only a continuation (Sendable) and a weak node.
 extension Effect: @unchecked Sendable {}

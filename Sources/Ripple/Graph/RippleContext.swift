@@ -65,8 +65,10 @@ public func withIsolatedRuntime<T>(
 /// }
 /// ```
 ///
-/// - Parameter isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
-///   `Sendable`.
+/// - Parameters:
+///   - isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
+///     `Sendable`.
+///   - body: the code to run against the fresh runtime; its child tasks use it too.
 ///
 /// Threading: `body` runs in the caller's isolation; child tasks inherit the override (detached tasks do not).
 /// Lifetime: as for the synchronous version.
@@ -111,8 +113,11 @@ public func withIsolatedRuntime<T>(
 /// }
 /// ```
 ///
-/// - Parameter isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
-///   `Sendable`.
+/// - Parameters:
+///   - runtime: the runtime to make current.
+///   - isolation: the caller's actor isolation (leave the default): `body` runs on it, so it need not be
+///     `Sendable`.
+///   - body: the code to run against `runtime`; its child tasks use it too.
 ///
 /// Threading: `body` runs in the caller's isolation; other threads may use `runtime` meanwhile.
 /// Lifetime: the binding keeps `runtime` alive while `body` runs.

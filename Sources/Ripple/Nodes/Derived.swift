@@ -88,6 +88,7 @@ public struct Derived<Value> {
     ///   - label: the name used in trap messages; by default the file and line of the declaration.
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
+    ///   - isolation: the actor of the declaring code (leave the default): the expression is computed only there.
     ///
     /// Threading and lifetime: the derivation is created in ``Runtime/current``; it keeps the expression (and what
     /// it captures) alive.
@@ -114,6 +115,7 @@ public struct Derived<Value> {
     ///   - label: the name used in trap messages; by default the file and line of the declaration.
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
+    ///   - isolation: the actor of the declaring code (leave the default): the expression is computed only there.
     ///
     /// Threading and lifetime: the derivation is created in ``Runtime/current``; it keeps the expression (and what
     /// it captures) alive.

@@ -146,16 +146,21 @@ public struct Derived<Value> {
     ///   - label: the name used in trap messages; by default the file and line of the declaration.
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
+    ///   - isolation: the actor of the declaring code (leave the default): in a `@MainActor` class, the body is
+    ///     computed only on the main actor.
     ///
     /// Threading: the property may be read from any thread; the first access creates the derivation (once, even
     /// when threads race). Lifetime: the derivation lives as long as the object (or live readers); it holds the
     /// object weakly. Reading it after the object is gone (from an effect that outlived it) traps.
     @inlinable
     public init<Owner: AnyObject>(
-        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line
+        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        isolation: isolated (any Actor)? = #isolation
     ) {
         eager = nil
-        property = DerivedProperty(label: label, fileID: fileID, line: line) { owner, storing in
+        property = DerivedProperty(
+            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
+        ) { owner, storing in
             Derivation<Value>.storing { [weak owner] in
                 guard let owner else { DerivedProperty<Value>.ownerGone(label: label, fileID: fileID, line: line) }
                 return body(unsafeDowncast(owner, to: Owner.self))
@@ -178,14 +183,18 @@ public struct Derived<Value> {
     ///   - label: the name used in trap messages; by default the file and line of the declaration.
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
+    ///   - isolation: the actor of the declaring code (leave the default).
     ///
     /// Threading and lifetime: as for the form without equality.
     @inlinable
     public init<Owner: AnyObject>(
-        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line
+        _ body: @escaping (Owner) -> Value, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        isolation: isolated (any Actor)? = #isolation
     ) where Value: Equatable {
         eager = nil
-        property = DerivedProperty(label: label, fileID: fileID, line: line) { owner, storing in
+        property = DerivedProperty(
+            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
+        ) { owner, storing in
             Derivation<Value>.storing(
                 { [weak owner] in
                     guard let owner else {
@@ -284,12 +293,14 @@ final class DerivedProperty<Value> {
     private let explicitLabel: String?
     private let fileID: String
     private let line: Int
+    private let isolation: BodyIsolation
     /// The published derivation, retained (an `Unmanaged` opaque pointer), or nil before the first access.
     private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     @usableFromInline
-    init(label: String?, fileID: String, line: Int, makeRecompute: @escaping MakeRecompute) {
+    init(label: String?, fileID: String, line: Int, isolation: BodyIsolation, makeRecompute: @escaping MakeRecompute) {
         self.makeRecompute = makeRecompute
+        self.isolation = isolation
         runtime = .current
         explicitLabel = label
         self.fileID = fileID
@@ -322,7 +333,8 @@ final class DerivedProperty<Value> {
     @inline(never)
     private func create(for owner: AnyObject) -> Derivation<Value> {
         let made = Derivation(
-            recompute: makeRecompute(owner, ()), label: explicitLabel, fileID: fileID, line: line, runtime: runtime)
+            recompute: makeRecompute(owner, ()), label: explicitLabel, fileID: fileID, line: line, runtime: runtime,
+            isolation: isolation)
         let retained = Unmanaged.passRetained(made)
         if ripple_once_slot_publish(slot, retained.toOpaque()) { return made }
         retained.release()

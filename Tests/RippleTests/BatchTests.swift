@@ -9,7 +9,7 @@ import Ripple
         withIsolatedRuntime {
             let a = atom(0)
             let b = atom(0)
-            var events: [String] = []
+            let events = Recorder<String>()
             let effect = Effect { events.append("effect a=\(a.value) b=\(b.value)") }
             batch {
                 a.value = 1
@@ -24,7 +24,7 @@ import Ripple
                 events.append("after second inner batch")
             }
             events.append("after outer batch")
-            #expect(events == [
+            #expect(events.values == [
                 "effect a=0 b=0",
                 "inner body",
                 "after inner batch",
@@ -39,22 +39,22 @@ import Ripple
     @Test func readsInsideABatchSeeTheNewValues() {
         withIsolatedRuntime {
             let a = atom(1)
-            var derivationRuns = 0
-            let tenfold = derive { () -> Int in derivationRuns += 1; return a.value * 10 }
-            var seen: [Int] = []
+            let derivationRuns = RunCount()
+            let tenfold = derive { () -> Int in derivationRuns.increment(); return a.value * 10 }
+            let seen = Recorder<Int>()
             let effect = Effect { seen.append(tenfold.value) }
             batch {
                 a.value = 2
                 #expect(a.value == 2)
                 #expect(tenfold.value == 20)
-                #expect(derivationRuns == 2)
+                #expect(derivationRuns.value == 2)
                 a.value = 3
                 #expect(tenfold.value == 30)
-                #expect(derivationRuns == 3)
-                #expect(seen == [10])
+                #expect(derivationRuns.value == 3)
+                #expect(seen.values == [10])
             }
-            #expect(seen == [10, 30])
-            #expect(derivationRuns == 3)
+            #expect(seen.values == [10, 30])
+            #expect(derivationRuns.value == 3)
             withExtendedLifetime(effect) {}
         }
     }
@@ -88,7 +88,7 @@ import Ripple
         withIsolatedRuntime {
             let a = atom(0)
             let b = atom(0)
-            var events: [String] = []
+            let events = Recorder<String>()
             let effect = Effect { events.append("effect a=\(a.value) b=\(b.value)") }
             #expect(throws: Boom.self) {
                 try batch {
@@ -100,11 +100,11 @@ import Ripple
             }
             #expect(a.value == 1)
             #expect(b.value == 2)
-            #expect(events == ["effect a=0 b=0", "before throw", "effect a=1 b=2"])
+            #expect(events.values == ["effect a=0 b=0", "before throw", "effect a=1 b=2"])
 
             // The runtime is not left inside a batch: the next write runs effects at once.
             a.value = 5
-            #expect(events == ["effect a=0 b=0", "before throw", "effect a=1 b=2", "effect a=5 b=2"])
+            #expect(events.values == ["effect a=0 b=0", "before throw", "effect a=1 b=2", "effect a=5 b=2"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -112,7 +112,7 @@ import Ripple
     @Test func innerBatchThrowingInsideAnOuterBatchDefersEffectsToTheOuterEnd() {
         withIsolatedRuntime {
             let a = atom(0)
-            var events: [String] = []
+            let events = Recorder<String>()
             let effect = Effect { events.append("effect \(a.value)") }
             batch {
                 do {
@@ -125,7 +125,7 @@ import Ripple
                 }
                 events.append("outer continues")
             }
-            #expect(events == ["effect 0", "caught", "outer continues", "effect 1"])
+            #expect(events.values == ["effect 0", "caught", "outer continues", "effect 1"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -133,21 +133,21 @@ import Ripple
     @Test func valueWrittenBackInsideABatchIsNoChange() {
         withIsolatedRuntime {
             let a = atom(1)
-            var derivationRuns = 0
-            let doubled = derive { () -> Int in derivationRuns += 1; return a.value * 2 }
-            var effectRuns = 0
-            let direct = Effect { effectRuns += 1; _ = a.value }
-            let throughDerivation = Effect { effectRuns += 1; _ = doubled.value }
-            #expect(effectRuns == 2)
-            #expect(derivationRuns == 1)
+            let derivationRuns = RunCount()
+            let doubled = derive { () -> Int in derivationRuns.increment(); return a.value * 2 }
+            let effectRuns = RunCount()
+            let direct = Effect { effectRuns.increment(); _ = a.value }
+            let throughDerivation = Effect { effectRuns.increment(); _ = doubled.value }
+            #expect(effectRuns.value == 2)
+            #expect(derivationRuns.value == 1)
 
             batch {
                 a.value = 2
                 a.value = 3
                 a.value = 1
             }
-            #expect(effectRuns == 2)
-            #expect(derivationRuns == 1)
+            #expect(effectRuns.value == 2)
+            #expect(derivationRuns.value == 1)
             #expect(a.value == 1)
             #expect(doubled.value == 2)
             withExtendedLifetime((direct, throughDerivation)) {}
@@ -157,7 +157,7 @@ import Ripple
     @Test func effectCreatedInsideABatchRunsAtOnceAndLaterChangesWaitForTheEnd() {
         withIsolatedRuntime {
             let a = atom(0)
-            var events: [String] = []
+            let events = Recorder<String>()
             let effect: Effect = batch {
                 let effect = Effect { events.append("effect \(a.value)") }
                 events.append("created")
@@ -165,7 +165,7 @@ import Ripple
                 events.append("written")
                 return effect
             }
-            #expect(events == ["effect 0", "created", "written", "effect 1"])
+            #expect(events.values == ["effect 0", "created", "written", "effect 1"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -175,7 +175,7 @@ import Ripple
             let trigger = atom(0)
             let a = atom(0)
             let b = atom(0)
-            var events: [String] = []
+            let events = Recorder<String>()
             let observer = Effect { events.append("observer a=\(a.value) b=\(b.value)") }
             let writer = Effect {
                 let value = trigger.value
@@ -185,9 +185,9 @@ import Ripple
                 }
                 events.append("writer after batch")
             }
-            events = []
+            events.removeAll()
             trigger.value = 7
-            #expect(events == ["writer after batch", "observer a=7 b=7"])
+            #expect(events.values == ["writer after batch", "observer a=7 b=7"])
             withExtendedLifetime((observer, writer)) {}
         }
     }
@@ -196,13 +196,13 @@ import Ripple
         let runtime = Runtime()
         withIsolatedRuntime(using: runtime) {
             let a = atom(0)
-            var seen: [Int] = []
+            let seen = Recorder<Int>()
             let effect = Effect { seen.append(a.value) }
             runtime.batch {
                 a.value = 1
                 a.value = 2
             }
-            #expect(seen == [0, 2])
+            #expect(seen.values == [0, 2])
             withExtendedLifetime(effect) {}
         }
     }

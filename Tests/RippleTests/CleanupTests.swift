@@ -3,7 +3,7 @@ import Ripple
 
 /// `onCleanup { }` inside an effect body runs before that effect's next run and
 /// when it stops, in registration order.
-@Suite struct CleanupTests {
+@Suite @MainActor struct CleanupTests {
     /// An effect that logs "run N" for the value N it read and registers a
     /// cleanup that logs "cleanup N".
     static func loggingEffect(reading source: AtomObject<Int>, into log: RunLog<String>) -> Effect {

@@ -4,7 +4,7 @@ import Ripple
 /// The forms users of the original Ripple write, compiled and run unchanged: the synchronous
 /// `withIsolatedRuntime` inside async tests, the public `AtomObject` initializer, and the wrappers and factories
 /// mixed freely.
-@Suite struct DropInCompatibilityTests {
+@Suite @MainActor struct DropInCompatibilityTests {
     @Test func synchronousIsolatedRuntimeNeedsNoAwaitInsideAnAsyncTest() async {
         let sum: Int = withIsolatedRuntime {
             @Atom var x = 1

@@ -3,7 +3,7 @@ import Testing
 
 /// Each run records exactly what that run read; what it no longer reads stops
 /// affecting it.
-@Suite struct DynamicDependencyTests {
+@Suite @MainActor struct DynamicDependencyTests {
     @Test func derivationSwitchesBranchesBackAndForth() {
         withIsolatedRuntime {
             let useA = atom(true)

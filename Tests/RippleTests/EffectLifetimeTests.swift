@@ -3,7 +3,7 @@ import Testing
 
 /// An effect runs while it is strongly referenced and not cancelled, and a live
 /// effect keeps alive everything it depends on.
-@Suite struct EffectLifetimeTests {
+@Suite @MainActor struct EffectLifetimeTests {
     @Test func effectRunsOnceSynchronouslyWhenCreated() {
         withIsolatedRuntime {
             var runs = 0

@@ -13,9 +13,9 @@ import Ripple
     @Test func derivationReadingItselfTrapsNamingTheCycle() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             withIsolatedRuntime {
-                var selfish: Derivation<Int>?
-                selfish = derive(label: "selfish") { (selfish?.value ?? 0) + 1 }
-                _ = selfish?.value
+                let selfish = Slot<Derivation<Int>>()
+                selfish.value = derive(label: "selfish") { (selfish.value?.value ?? 0) + 1 }
+                _ = selfish.value?.value
             }
         }
         let message = Self.standardError(result)
@@ -26,11 +26,11 @@ import Ripple
     @Test func twoDerivationsReadingEachOtherTrapNamingBoth() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             withIsolatedRuntime {
-                var ping: Derivation<Int>?
-                var pong: Derivation<Int>?
-                ping = derive(label: "ping") { (pong?.value ?? 0) + 1 }
-                pong = derive(label: "pong") { (ping?.value ?? 0) + 1 }
-                _ = ping?.value
+                let ping = Slot<Derivation<Int>>()
+                let pong = Slot<Derivation<Int>>()
+                ping.value = derive(label: "ping") { (pong.value?.value ?? 0) + 1 }
+                pong.value = derive(label: "pong") { (ping.value?.value ?? 0) + 1 }
+                _ = ping.value?.value
             }
         }
         let message = Self.standardError(result)
@@ -43,9 +43,9 @@ import Ripple
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             withIsolatedRuntime {
                 let useCycle = atom(false)
-                var loop: Derivation<Int>?
-                loop = derive(label: "sometimes-circular") { useCycle.value ? (loop?.value ?? 0) + 1 : 0 }
-                let effect = Effect(label: "watcher") { _ = loop?.value }
+                let loop = Slot<Derivation<Int>>()
+                loop.value = derive(label: "sometimes-circular") { useCycle.value ? (loop.value?.value ?? 0) + 1 : 0 }
+                let effect = Effect(label: "watcher") { _ = loop.value?.value }
                 useCycle.value = true
                 withExtendedLifetime(effect) {}
             }

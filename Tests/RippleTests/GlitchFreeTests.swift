@@ -7,20 +7,20 @@ import Testing
     @Test func diamondRecomputesEachNodeOncePerChange() {
         withIsolatedRuntime {
             let a = atom(1, label: "a")
-            var runs: [String] = []
+            let runs = Recorder<String>()
             let left = derive(label: "left") { runs.append("left"); return a.value + 1 }
             let right = derive(label: "right") { runs.append("right"); return a.value * 10 }
             let join = derive(label: "join") { runs.append("join"); return left.value + right.value }
-            var seen: [Int] = []
+            let seen = Recorder<Int>()
             let effect = Effect { seen.append(join.value) }
-            #expect(runs == ["join", "left", "right"])
+            #expect(runs.values == ["join", "left", "right"])
 
             for value in 2...4 {
-                runs = []
+                runs.removeAll()
                 a.value = value
-                #expect(runs.sorted() == ["join", "left", "right"], "a = \(value)")
+                #expect(runs.values.sorted() == ["join", "left", "right"], "a = \(value)")
             }
-            #expect(seen == [12, 23, 34, 45])
+            #expect(seen.values == [12, 23, 34, 45])
             #expect(Runtime.current.checkInvariants() == nil)
             withExtendedLifetime(effect) {}
         }
@@ -31,7 +31,7 @@ import Testing
             let a = atom(1)
             let left = derive { a.value + 1 }
             let right = derive { a.value * 10 }
-            var joinSaw: [String] = []
+            let joinSaw = Recorder<String>()
             let join = derive { () -> Int in
                 let l = left.value
                 let r = right.value
@@ -41,7 +41,7 @@ import Testing
             let effect = Effect { _ = join.value }
             a.value = 2
             a.value = 3
-            #expect(joinSaw == ["2,10", "3,20", "4,30"])
+            #expect(joinSaw.values == ["2,10", "3,20", "4,30"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -51,12 +51,12 @@ import Testing
             let a = atom(1)
             let left = derive { a.value + 1 }
             let right = derive { a.value * 2 }
-            var pairs: [String] = []
+            let pairs = Recorder<String>()
             let effect = Effect { pairs.append("\(left.value),\(right.value)") }
             a.value = 2
             a.value = 3
             a.value = 4
-            #expect(pairs == ["2,2", "3,4", "4,6", "5,8"])
+            #expect(pairs.values == ["2,2", "3,4", "4,6", "5,8"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -65,10 +65,10 @@ import Testing
         withIsolatedRuntime {
             let a = atom(1)
             let tenfold = derive { a.value * 10 }
-            var seen: [String] = []
+            let seen = Recorder<String>()
             let effect = Effect { seen.append("a=\(a.value) tenfold=\(tenfold.value)") }
             a.value = 2
-            #expect(seen == ["a=1 tenfold=10", "a=2 tenfold=20"])
+            #expect(seen.values == ["a=1 tenfold=10", "a=2 tenfold=20"])
             withExtendedLifetime(effect) {}
         }
     }
@@ -76,11 +76,11 @@ import Testing
     @Test func unevenDiamondJoinRunsOnceAfterTheLongerPathIsUpToDate() {
         withIsolatedRuntime {
             let a = atom(1)
-            var runs: [String] = []
+            let runs = Recorder<String>()
             let b = derive { runs.append("b"); return a.value + 1 }
             let c = derive { runs.append("c"); return b.value * 2 }
             let d = derive { runs.append("d"); return c.value + 1 }
-            var joinSaw: [String] = []
+            let joinSaw = Recorder<String>()
             let join = derive { () -> Int in
                 runs.append("join")
                 let direct = a.value
@@ -88,15 +88,15 @@ import Testing
                 joinSaw.append("\(direct),\(through)")
                 return direct + through
             }
-            var seen: [Int] = []
+            let seen = Recorder<Int>()
             let effect = Effect { seen.append(join.value) }
-            runs = []
+            runs.removeAll()
 
             a.value = 2
-            #expect(runs.sorted() == ["b", "c", "d", "join"])
+            #expect(runs.values.sorted() == ["b", "c", "d", "join"])
             a.value = 5
-            #expect(joinSaw == ["1,5", "2,7", "5,13"])
-            #expect(seen == [6, 9, 18])
+            #expect(joinSaw.values == ["1,5", "2,7", "5,13"])
+            #expect(seen.values == [6, 9, 18])
             withExtendedLifetime(effect) {}
         }
     }
@@ -105,17 +105,17 @@ import Testing
         withIsolatedRuntime {
             let a = atom(1)
             let parts = (1...10).map { factor in derive { a.value * factor } }
-            var joinRuns = 0
+            let joinRuns = RunCount()
             let sum = derive { () -> Int in
-                joinRuns += 1
+                joinRuns.increment()
                 return parts.reduce(0) { $0 + $1.value }
             }
-            var seen: [Int] = []
+            let seen = Recorder<Int>()
             let effect = Effect { seen.append(sum.value) }
             a.value = 2
             a.value = 3
-            #expect(joinRuns == 3)
-            #expect(seen == [55, 110, 165])
+            #expect(joinRuns.value == 3)
+            #expect(seen.values == [55, 110, 165])
             withExtendedLifetime(effect) {}
         }
     }
@@ -124,19 +124,19 @@ import Testing
         withIsolatedRuntime {
             let width = atom(2)
             let height = atom(3)
-            var areaRuns = 0
+            let areaRuns = RunCount()
             let area = derive { () -> Int in
-                areaRuns += 1
+                areaRuns.increment()
                 return width.value * height.value
             }
-            var seen: [String] = []
+            let seen = Recorder<String>()
             let effect = Effect { seen.append("\(width.value)x\(height.value)=\(area.value)") }
             batch {
                 width.value = 4
                 height.value = 5
             }
-            #expect(seen == ["2x3=6", "4x5=20"])
-            #expect(areaRuns == 2)
+            #expect(seen.values == ["2x3=6", "4x5=20"])
+            #expect(areaRuns.value == 2)
             withExtendedLifetime(effect) {}
         }
     }
@@ -144,18 +144,18 @@ import Testing
     @Test func unobservedDiamondRecomputesOnceOnRead() {
         withIsolatedRuntime {
             let a = atom(1)
-            var runs: [String] = []
+            let runs = Recorder<String>()
             let left = derive { runs.append("left"); return a.value + 1 }
             let right = derive { runs.append("right"); return a.value * 10 }
             let join = derive { runs.append("join"); return left.value + right.value }
             #expect(join.value == 12)
-            runs = []
+            runs.removeAll()
 
             a.value = 2
             a.value = 3
-            #expect(runs == [])
+            #expect(runs.values == [])
             #expect(join.value == 34)
-            #expect(runs.sorted() == ["join", "left", "right"])
+            #expect(runs.values.sorted() == ["join", "left", "right"])
         }
     }
 }

@@ -3,7 +3,7 @@ import Ripple
 
 /// A derivation runs on first read and afterwards only when read after a change;
 /// an unobserved derivation costs nothing when its sources are written.
-@Suite struct LazinessTests {
+@Suite @MainActor struct LazinessTests {
     @Test func bodyRunsOnFirstReadOnly() {
         withIsolatedRuntime {
             let a = atom(2)

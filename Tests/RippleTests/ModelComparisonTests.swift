@@ -5,11 +5,11 @@ import Testing
 /// naive model that recomputes everything: values, which derivations ran (each
 /// at most once, and only when something it read last time changed), and which
 /// effects ran (each at most once, in creation order, seeing consistent values).
-@Suite struct ModelComparisonTests {
-    static let atomCount = 4
-    static let derivationCount = 12
-    static let effectCount = 4
-    static let steps = 120
+@Suite @MainActor struct ModelComparisonTests {
+    nonisolated static let atomCount = 4
+    nonisolated static let derivationCount = 12
+    nonisolated static let effectCount = 4
+    nonisolated static let steps = 120
 
     /// How a derivation computes its value from nodes with smaller indices.
     enum Formula {

@@ -3,7 +3,7 @@ import Testing
 
 /// Nodes are freed synchronously when their last reference goes, and the
 /// engine's accounting returns to where it started.
-@Suite struct NodeLifetimeTests {
+@Suite @MainActor struct NodeLifetimeTests {
     @Test func atomIsFreedWhenItsLastReferenceGoes() {
         withIsolatedRuntime {
             let runtime = Runtime.current

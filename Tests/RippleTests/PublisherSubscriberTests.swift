@@ -3,7 +3,7 @@ import Testing
 
 /// User-defined types take part in the graph through `Runtime.register`,
 /// `willRead`, `didMutate` and `unregister`.
-@Suite struct PublisherSubscriberTests {
+@Suite @MainActor struct PublisherSubscriberTests {
     /// A user-defined source of values.
     final class Thermometer: Publisher {
         let runtime: Runtime

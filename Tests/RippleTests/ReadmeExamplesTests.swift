@@ -2,9 +2,9 @@ import Testing
 import Ripple
 
 /// Every example from Ripple's README and site, run with exact expectations.
-@Suite struct ReadmeExamplesTests {
-    /// Stands in for `UILabel` in the UIKit examples.
-    final class Label {
+@Suite @MainActor struct ReadmeExamplesTests {
+    /// Stands in for `UILabel` in the UIKit examples (main-actor, like UIKit's types).
+    @MainActor final class Label {
         var text: String?
     }
 
@@ -12,7 +12,7 @@ import Ripple
     /// `@Derived private var title = "Count: \(count)"` from another instance
     /// property, which Swift rejects; here the derivation captures the atom's
     /// wrapper instead of `self`.
-    final class CounterViewController {
+    @MainActor final class CounterViewController {
         let label = Label()
         private var bag: [Effect] = []
         @Atom private var count: Int
@@ -324,14 +324,14 @@ import Ripple
                     await withIsolatedRuntime {
                         @Atom var x = base
                         @Derived var s = x * 100
-                        var seen: [Int] = []
+                        let seen = Recorder<Int>()
                         let effect = Effect { seen.append(s) }
                         for step in 1...50 {
                             x = base + step
                             await Task.yield()
                         }
                         withExtendedLifetime(effect) {}
-                        return (base, seen)
+                        return (base, seen.values)
                     }
                 }
             }

@@ -3,7 +3,7 @@ import Testing
 
 /// A runtime is one graph; nodes belong to the runtime that was current when
 /// they were created, whichever runtime is current when they are used later.
-@Suite struct RuntimeTests {
+@Suite @MainActor struct RuntimeTests {
     @Test func nodesBelongToTheRuntimeCurrentAtCreation() {
         let home = Runtime()
         let away = Runtime()
@@ -67,13 +67,13 @@ import Testing
                         withIsolatedRuntime {
                             let a = atom(0)
                             let scaled = derive { a.value * base }
-                            var seen: [Int] = []
+                            let seen = Recorder<Int>()
                             let effect = Effect { seen.append(scaled.value) }
                             for value in 1...200 {
                                 a.value = value
                             }
                             withExtendedLifetime(effect) {}
-                            return seen
+                            return seen.values
                         }
                     }
                 }

@@ -30,20 +30,6 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
     }
 }
 
-/// A Sendable list of what an effect saw, in order (guarded by an NSLock, like ManualScheduler).
-final class SeenLog<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storage: [Value] = []
-
-    var values: [Value] {
-        lock.withLock { storage }
-    }
-
-    func append(_ value: Value) {
-        lock.withLock { storage.append(value) }
-    }
-}
-
 /// Effects bound to a scheduler: the first run and every later one go through it, writes made before a run
 /// coalesce into it, and a run happens only if something read changed.
 @Suite struct ScheduledEffectTests {
@@ -51,7 +37,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(1)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }
             #expect(seen.values == [])
             #expect(scheduler.pending == 1)
@@ -65,7 +51,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(0)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }
             scheduler.drain()
             for value in 1...50 { count.value = value }
@@ -86,7 +72,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
             let scheduler = ManualScheduler()
             let count = atom(2)
             let parity = derive { count.value % 2 }
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(parity.value) }
             scheduler.drain()
             count.value = 4  // parity stays 0
@@ -104,7 +90,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(7)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }
             scheduler.drain()
             count.value = 8
@@ -119,7 +105,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(0)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }
             scheduler.drain()
             count.value = 1
@@ -135,7 +121,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
     @Test func jobForAReleasedEffectDoesNothingAndNothingLeaks() {
         let runtime = Runtime()
         let scheduler = ManualScheduler()
-        let seen = SeenLog<Int>()
+        let seen = Recorder<Int>()
         let count = withIsolatedRuntime(using: runtime) { atom(0) }
         withIsolatedRuntime(using: runtime) {
             var effect: Effect? = Effect(on: scheduler) { seen.append(count.value) }
@@ -153,7 +139,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(0)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) {
                 let value = count.value
                 seen.append(value)
@@ -170,7 +156,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(0)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }
             effect.run()
             #expect(seen.values == [0])
@@ -183,7 +169,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()
             let count = atom(0)
-            let order = SeenLog<String>()
+            let order = Recorder<String>()
             let sync = Effect { order.append("sync \(count.value)") }
             let scheduled = Effect(on: scheduler) { order.append("scheduled \(count.value)") }
             count.value = 1
@@ -197,7 +183,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
     @Test func mainActorEffectRendersWritesMadeOnAnotherThread() async {
         let runtime = Runtime()
         let count = withIsolatedRuntime(using: runtime) { atom(0) }
-        let rendered = SeenLog<String>()
+        let rendered = Recorder<String>()
         let render = withIsolatedRuntime(using: runtime) {
             Effect(on: .mainActor) {
                 MainActor.assertIsolated()
@@ -218,14 +204,14 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func actorEffectRunsOnTheActor() async {
-        actor Recorder {
+        actor RecordingActor {
             var values: [Int] = []
             func record(_ value: Int) { values.append(value) }
         }
         let runtime = Runtime()
-        let recorder = Recorder()
+        let recorder = RecordingActor()
         let count = withIsolatedRuntime(using: runtime) { atom(0) }
-        let seen = SeenLog<Int>()
+        let seen = Recorder<Int>()
         let effect = withIsolatedRuntime(using: runtime) {
             Effect(on: .actor(recorder)) {
                 recorder.assertIsolated()

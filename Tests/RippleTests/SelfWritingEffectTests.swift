@@ -3,7 +3,7 @@ import Testing
 
 /// An effect that writes what it reads runs again until the graph is stable; a
 /// derivation that writes one of its own dependencies is left stale by the write.
-@Suite struct SelfWritingEffectTests {
+@Suite @MainActor struct SelfWritingEffectTests {
     @Test func effectWritingItsOwnDependencyRunsUntilStable() {
         withIsolatedRuntime {
             let a = atom(0)

@@ -262,7 +262,7 @@ import Testing
         let scheduler = ManualScheduler()
         let (counter, effect, seen) = withIsolatedRuntime(using: runtime) {
             let counter = atom(0)
-            let seen = SeenLog<Int>()
+            let seen = Recorder<Int>()
             let effect = Effect(on: scheduler) { seen.append(counter.value) }
             return (counter, effect, seen)
         }
@@ -468,7 +468,7 @@ private final class CountingEffect: Sendable {
         counter.withLock { $0 }
     }
 
-    init(_ body: @escaping () -> Void) {
+    init(_ body: @escaping @Sendable () -> Void) {
         let counter = Locked(0)
         self.counter = counter
         effect = Effect {
@@ -492,20 +492,6 @@ private final class Locked<Value: Sendable>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
-    }
-}
-
-/// A reference that threads share and one of them may clear.
-private final class Slot<Value: AnyObject & Sendable>: Sendable {
-    private let storage: Locked<Value?>
-
-    init(_ value: Value) {
-        storage = Locked(value)
-    }
-
-    var value: Value? {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
     }
 }
 

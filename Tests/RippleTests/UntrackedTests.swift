@@ -2,7 +2,7 @@ import Testing
 @_spi(Testing) import Ripple
 
 /// `untracked { }` reads without recording dependencies.
-@Suite struct UntrackedTests {
+@Suite @MainActor struct UntrackedTests {
     struct Boom: Error {}
 
     @Test func untrackedReadInAnEffectDoesNotTriggerIt() {

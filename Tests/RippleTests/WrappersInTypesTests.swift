@@ -3,15 +3,15 @@ import Ripple
 
 /// `@Atom` and `@Derived` as stored properties of a class, the way view models use them: the README's UIKit
 /// counter with plain Swift types standing in for UIKit's.
-@Suite struct WrappersInTypesTests {
-    /// Stands in for `UILabel`.
-    final class Label {
+@Suite @MainActor struct WrappersInTypesTests {
+    /// Stands in for `UILabel` (main-actor, like UIKit's types).
+    @MainActor final class Label {
         var text: String?
         var assignments: [String] = []
     }
 
     /// The README's view controller, with `Label` for `UILabel` and `viewDidLoad` called by the test.
-    final class CounterViewController {
+    @MainActor final class CounterViewController {
         let label = Label()
         private var bag: [Effect] = []
         var titleComputes = 0

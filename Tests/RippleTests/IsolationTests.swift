@@ -163,6 +163,32 @@ import Ripple
         #expect(message.contains("Call run() on the main actor"), "\(message)")
     }
 
+    @Test func ownerReadingDerivedPropertyAssignedInAMainActorInitializerIsComputedOnlyThere() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            @MainActor final class Profile {
+                @Atom var name = "Ada"
+                @Derived var title: String
+
+                init() {
+                    // Assigned in the main-actor initializer: the wrapper learns the class's actor (a property
+                    // attribute's closure does not tell it).
+                    _title = Derived({ (profile: Profile) in "Profile of \(profile.name)" }, label: "profile title")
+                }
+            }
+            let runtime = Runtime()
+            let (profile, title) = await MainActor.run {
+                withIsolatedRuntime(using: runtime) {
+                    let profile = Profile()
+                    return (profile, profile.$title)
+                }
+            }
+            _ = await Task.detached { title.value }.value
+            withExtendedLifetime(profile) {}
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("derivation profile title was created on the main actor"), "\(message)")
+    }
+
     /// Ripple calls an `@isolated(any)` body as a plain function where its isolation holds: the two function
     /// types must have one layout.
     @Test func isolatedAnyFunctionHasThePlainFunctionLayout() {

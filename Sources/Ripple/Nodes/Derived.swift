@@ -37,6 +37,11 @@ internal import CRippleThreadState
 /// ``Runtime/current`` when the object was initialized, and holds the object weakly, so it creates no cycle.
 /// This form works in classes only: in a struct or outside a type, write the expression itself.
 ///
+/// In a `@MainActor` class, assign the wrapper in the initializer (`_title = Derived({ ... })`) when the property
+/// may be recomputed from another thread: the initializer tells the wrapper the class's actor, so the body is then
+/// computed only on the main actor (elsewhere it traps). Swift does not tell a property attribute's closure which
+/// actor it belongs to, so a body given in the attribute runs wherever a recomputation is needed.
+///
 /// ## Threading
 /// Like the derivation it wraps: from any thread. The expression keeps the isolation of the code that declares the
 /// property: declared on the main actor, it may read main-actor state and is computed only there (elsewhere it

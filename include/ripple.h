@@ -295,10 +295,13 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
  * source is committed. Inside a computed's compute or an effect's run, and
  * outside untracked sections, the node becomes a dependency of that reader.
  * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed.
- * Outside batches and runs, effects the refresh made due run before the call
- * returns; one may recompute the node again, and a failure there is that
- * effect's read's status, not this call's (the host keeps the value of the
- * node's last successful compute). */
+ * Outside batches and runs, effects that an earlier flush left queued (it
+ * stopped with an error) were due before the read: they run first, so the
+ * value read includes what they write; if they fail again, the read returns
+ * that status, brings nothing up to date, and leaves them queued. Then effects
+ * the refresh made due run before the call returns; one may recompute the node
+ * again, and a failure there is that effect's read's status, not this call's
+ * (the host keeps the value of the node's last successful compute). */
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 
 /* ---------------------------------------------------------------- threads */

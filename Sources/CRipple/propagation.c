@@ -329,6 +329,21 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
     return RP_OK;
 }
 
+/* Effects that an earlier flush left queued when it stopped with an error were
+ * due before this read began: a read outside batches and runs takes them up
+ * first, so that the value it brings up to date includes what they write
+ * (issue 15, defect 6: run after the refresh, they could make the value just
+ * read stale before the call returned). Only for a node the read would
+ * accept, so that a refused read changes nothing. */
+static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
+    if (rp_queue_empty(graph) || graph->batch_depth != 0 || graph->active_rec != NULL) return RP_OK;
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    if (rp_rec(graph, slot)->kind == RP_KIND_EFFECT) return RP_EKIND;
+    return rp_flush(graph);
+}
+
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     void *self = rp_thread_self();
@@ -338,7 +353,15 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
         if (rp_try_shared_read(graph, node, self, &section->ticket)) return RP_OK;
         rp_exclusive_acquire(graph, self);
     }
-    rp_status_t status = read_held(graph, node);
+    rp_status_t status = run_effects_left_queued(graph, node);
+    if (status) {
+        /* They failed again: nothing was read, and they stay queued for the
+         * next flush (flushing again here would only repeat the failure). */
+        rp_deliver_unwatched(graph);
+        rp_exclusive_exit(graph);
+        return status;
+    }
+    status = read_held(graph, node);
     if (status) {
         (void)rp_settle(graph); /* what the refresh queued still runs */
         rp_exclusive_exit(graph);

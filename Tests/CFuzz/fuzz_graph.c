@@ -11,7 +11,8 @@
  *
  * The first byte turns on callbacks that change the graph while it works, and
  * failures (the environment variable FUZZ_GRAPH_MODES, a mask, keeps only
- * some; FUZZ_GRAPH_TRACE=1 prints every operation and callback, to triage):
+ * some; FUZZ_GRAPH_TRACE=1 prints every operation and callback, to triage;
+ * FUZZ_GRAPH_STATS=1 prints, at exit, how many inputs ran in each mode):
  *   1  effects write a source created after them (so effects re-trigger
  *      later effects of the same flush, and never loop);
  *   2  computeds write such a source (side writes during reads);
@@ -742,6 +743,20 @@ static void check_all(void)
     h.last_run_id = -1;
 }
 
+/* Inputs run per mode, for FUZZ_GRAPH_STATS: libFuzzer counts executions, but
+ * only the harness knows which modes they exercised. */
+static unsigned long runs_per_mode[MODES];
+
+static void print_runs_per_mode(void)
+{
+    unsigned long total = 0;
+    for (unsigned mode = 0; mode < MODES; mode++) {
+        total += runs_per_mode[mode];
+        if (runs_per_mode[mode]) fprintf(stderr, "fuzz_graph: mode %u: %lu runs\n", mode, runs_per_mode[mode]);
+    }
+    fprintf(stderr, "fuzz_graph: all modes: %lu runs\n", total);
+}
+
 static int run_input(const uint8_t *data, size_t size)
 {
     static unsigned allowed = MODES;
@@ -749,6 +764,8 @@ static int run_input(const uint8_t *data, size_t size)
         tracing = getenv("FUZZ_GRAPH_TRACE") != NULL;
         const char *modes = getenv("FUZZ_GRAPH_MODES");
         allowed = modes ? (unsigned)strtoul(modes, NULL, 0) % MODES : MODES - 1;
+        const char *stats = getenv("FUZZ_GRAPH_STATS");
+        if (stats != NULL && strcmp(stats, "0") != 0) atexit(print_runs_per_mode);
     }
     memset(&h, 0, sizeof h);
     callback_depth = 0;
@@ -758,6 +775,7 @@ static int run_input(const uint8_t *data, size_t size)
     h.last_run_id = -1;
     h.epoch = 1;
     h.mode = (size > 0 ? data[0] % MODES : 0) & allowed;
+    runs_per_mode[h.mode]++;
     h.strict = (h.mode & (MODE_SIDE_WRITES | MODE_DISPOSALS | MODE_FAILURES)) == 0;
     rp_allocator_t allocator = {counting_alloc, counting_free, NULL};
     rp_graph_config_t config = {

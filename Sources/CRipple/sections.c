@@ -39,8 +39,11 @@
  * first is a stripe increment or a ticket, its last a stripe decrement, the
  * compare-and-swap that passes a turn, or (when it woke sleepers) unlocking
  * `sleep`, which no sleeper can outlast. rp_sections_try_close takes a ticket
- * only when none is outstanding and then checks the stripes: when it succeeds,
- * no thread that had started a call is still inside one.
+ * only when none is outstanding, checks the stripes, then checks that nobody
+ * took a ticket since (a reader moves from its stripe to a ticket by taking
+ * the ticket first, so loading the stripes before `next` sees it in one or the
+ * other): when it succeeds, no thread that had started a call is still inside
+ * one.
  */
 #include "graph.h"
 
@@ -185,11 +188,15 @@ bool rp_sections_try_close(rp_graph_t *graph) {
      * one, from a callback or a batch, or another) or waiting for one (asleep
      * or not) makes this fail. */
     if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + 1)) return false;
+    bool readers = false;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
-        if (rp_sync_load_u32(stripe_of(sections, stripe)) != 0) {
-            pass_turn(sections);
-            return false;
-        }
+        readers |= rp_sync_load_u32(stripe_of(sections, stripe)) != 0;
+    }
+    /* Then `next` again: a reader counted when the CAS happened may have
+     * queued since (a ticket, then its decrement, which the stripe load saw). */
+    if (readers || rp_sync_load_u32(&sections->next) != turn + 1) {
+        pass_turn(sections);
+        return false;
     }
     /* A thread that passed a turn to sleepers may still be returning from
      * pthread_mutex_unlock: taking `sleep` once waits for it to let go. */

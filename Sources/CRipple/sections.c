@@ -79,11 +79,16 @@ static inline uint32_t take_ticket(rp_sections_t *sections) {
     return rp_sync_enter_faa_u32(&sections->next, 1);
 }
 
-/* Returns once `turn` names `ticket`. The acquiring load pairs with the
- * releasing compare-and-swap (or store) of pass_turn. */
-static void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
+/* Whether `turn` names `ticket`. The acquiring load pairs with the releasing
+ * compare-and-swap (or store) of pass_turn. */
+static inline bool is_turn_of(const rp_sections_t *sections, uint32_t ticket) {
+    return rp_sync_load_u32(&sections->turn) >> 1 == ticket;
+}
+
+/* The slow path of wait_for_turn: spin, then sleep. */
+static void wait_for_turn_slow(rp_sections_t *sections, uint32_t ticket) {
     for (unsigned round = 0; round < RP_SPIN_ROUNDS; round++) {
-        if (rp_sync_load_u32(&sections->turn) >> 1 == ticket) return;
+        if (is_turn_of(sections, ticket)) return;
         rp_sync_pause();
     }
     pthread_mutex_lock(&sections->sleep);
@@ -100,6 +105,11 @@ static void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
         pthread_cond_wait(&sections->released, &sections->sleep);
     }
     pthread_mutex_unlock(&sections->sleep);
+}
+
+/* Returns once `turn` names `ticket`: at once when nobody was ahead. */
+static inline void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
+    if (!is_turn_of(sections, ticket)) wait_for_turn_slow(sections, ticket);
 }
 
 /* Gives the turn to the next ticket. Called by the turn's holder, so only

@@ -75,6 +75,9 @@ static inline bool no_turn_taken(const rp_sections_t *sections) {
     return next == rp_sync_load_u32(&sections->turn) >> 1;
 }
 
+/* Entering: the full barrier after the increment pairs with a reader's
+ * stripe increment then no_turn_taken, so the writer's later stripe loads
+ * (own) and the reader's loads of `next` cannot both miss the other's word. */
 static inline uint32_t take_ticket(rp_sections_t *sections) {
     return rp_sync_enter_faa_u32(&sections->next, 1);
 }
@@ -113,7 +116,8 @@ static inline void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
 }
 
 /* Gives the turn to the next ticket. Called by the turn's holder, so only
- * RP_TURN_SLEEPERS can change under it. */
+ * RP_TURN_SLEEPERS can change under it. Leaving: the releasing CAS (or store)
+ * pairs with is_turn_of's acquiring load in the next holder. */
 static void pass_turn(rp_sections_t *sections) {
     uint32_t turn = rp_sync_load_u32(&sections->turn);
     uint32_t following = ((turn >> 1) + 1) << 1;
@@ -156,7 +160,10 @@ void rp_exclusive_release(rp_graph_t *graph) {
     pass_turn(sections);
 }
 
-/* The stripe counters of one thread. */
+/* A stripe's counter. Readers enter with an increment followed by a full
+ * barrier (pairs with take_ticket, see no_turn_taken) and leave with a
+ * releasing decrement (pairs with the acquiring loads of own and
+ * rp_sections_try_close: the reader's loads come before the writer's stores). */
 static inline uint32_t *stripe_of(rp_sections_t *sections, uint32_t stripe) {
     return &sections->stripes[stripe].readers;
 }

@@ -121,15 +121,17 @@ typedef struct rp_reader_stripe {
     char padding[CK_MD_CACHELINE - sizeof(uint32_t)];
 } rp_reader_stripe_t;
 
-/* `turn`'s low bit: a thread sleeps on `released` waiting for its turn, so the
- * thread passing the turn on must wake it. The turn itself is `turn >> 1`. */
+/* Tickets count in twos, so that `turn` keeps its low bit for this flag: a
+ * thread sleeps on `released` waiting for its turn, so the thread passing the
+ * turn on must wake it. Both words wrap around together. */
+#define RP_TICKET_STEP 2u
 #define RP_TURN_SLEEPERS 1u
 
 /* The graph's reader/writer protocol (sections.c). */
 typedef struct rp_sections {
     rp_reader_stripe_t stripes[RP_READER_STRIPES];
     uint32_t next;     /* tickets handed out: the next one to take */
-    uint32_t turn;     /* the ticket whose holder may go, << 1, | RP_TURN_SLEEPERS */
+    uint32_t turn;     /* the ticket whose holder may go, | RP_TURN_SLEEPERS */
     void *owner;       /* the thread holding the graph exclusively, NULL when none */
     uint32_t depth;    /* the owner's nesting: calls from callbacks, open batches */
     pthread_mutex_t sleep;

@@ -72,20 +72,20 @@ void rp_sections_destroy(rp_sections_t *sections) {
  * before loading the stripes, so one of the two sees the other. */
 static inline bool no_turn_taken(const rp_sections_t *sections) {
     uint32_t next = rp_sync_load_u32(&sections->next);
-    return next == rp_sync_load_u32(&sections->turn) >> 1;
+    return next == (rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS);
 }
 
 /* Entering: the full barrier after the increment pairs with a reader's
  * stripe increment then no_turn_taken, so the writer's later stripe loads
  * (own) and the reader's loads of `next` cannot both miss the other's word. */
 static inline uint32_t take_ticket(rp_sections_t *sections) {
-    return rp_sync_enter_faa_u32(&sections->next, 1);
+    return rp_sync_enter_faa_u32(&sections->next, RP_TICKET_STEP);
 }
 
 /* Whether `turn` names `ticket`. The acquiring load pairs with the releasing
  * compare-and-swap (or store) of pass_turn. */
 static inline bool is_turn_of(const rp_sections_t *sections, uint32_t ticket) {
-    return rp_sync_load_u32(&sections->turn) >> 1 == ticket;
+    return (rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS) == ticket;
 }
 
 /* The slow path of wait_for_turn: spin, then sleep. */
@@ -97,7 +97,7 @@ static void wait_for_turn_slow(rp_sections_t *sections, uint32_t ticket) {
     pthread_mutex_lock(&sections->sleep);
     for (;;) {
         uint32_t turn = rp_sync_load_u32(&sections->turn);
-        if (turn >> 1 == ticket) break;
+        if ((turn & ~RP_TURN_SLEEPERS) == ticket) break;
         /* The bit makes the holder's compare-and-swap fail, so it takes the
          * slow path and broadcasts; it can only do so holding `sleep`, which
          * this thread releases atomically as it starts waiting. */
@@ -120,7 +120,7 @@ static inline void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
  * pairs with is_turn_of's acquiring load in the next holder. */
 static void pass_turn(rp_sections_t *sections) {
     uint32_t turn = rp_sync_load_u32(&sections->turn);
-    uint32_t following = ((turn >> 1) + 1) << 1;
+    uint32_t following = (turn & ~RP_TURN_SLEEPERS) + RP_TICKET_STEP;
     if (!(turn & RP_TURN_SLEEPERS) && rp_sync_leave_cas_u32(&sections->turn, turn, following)) return;
     pthread_mutex_lock(&sections->sleep);
     /* Clears the bit: sleepers whose turn this is not set it again. */
@@ -200,18 +200,18 @@ void rp_shared_exit(rp_graph_t *graph, uint32_t ticket) {
 
 bool rp_sections_try_close(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
-    uint32_t turn = rp_sync_load_u32(&sections->turn) >> 1;
+    uint32_t turn = rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS;
     /* A ticket only when none is outstanding: a thread holding a turn (this
      * one, from a callback or a batch, or another) or waiting for one (asleep
      * or not) makes this fail. */
-    if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + 1)) return false;
+    if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + RP_TICKET_STEP)) return false;
     bool readers = false;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
         readers |= rp_sync_load_u32(stripe_of(sections, stripe)) != 0;
     }
     /* Then `next` again: a reader counted when the CAS happened may have
      * queued since (a ticket, then its decrement, which the stripe load saw). */
-    if (readers || rp_sync_load_u32(&sections->next) != turn + 1) {
+    if (readers || rp_sync_load_u32(&sections->next) != turn + RP_TICKET_STEP) {
         pass_turn(sections);
         return false;
     }

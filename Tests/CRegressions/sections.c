@@ -15,6 +15,11 @@
  *                graph before the hog ever does: the hog's count of its
  *                exclusive sections, read inside the victim's, is exactly 0.
  *                For a writer (a batch) and a reader (a read section).
+ *   wrap         the scenarios above start their graphs' ticket words 0 to 2
+ *                tickets before they wrap around, so waiting and destroy
+ *                cross the wrap; a thread alone then writes, commits and reads
+ *                8 times across it (16 tickets and 8 shared reads), and every
+ *                ticket is accounted for.
  *   stripes      16 threads alive at once spread over at least 6 of the 16
  *                reader stripes, and addresses a fixed stride apart (as
  *                thread control blocks are) over 9.5 on average: the stripe
@@ -140,6 +145,15 @@ static void start_holder(holder_t *holder, rp_graph_t *graph, pthread_t *thread)
     while (!atomic_load(&holder->holding)) sched_yield();
 }
 
+/* White box: start the ticket words `before` tickets short of wrapping (a
+ * fresh graph has both at 0). */
+static void start_tickets_before_wrap(rp_graph_t *graph, uint32_t before)
+{
+    uint32_t start = (uint32_t)0 - before * RP_TICKET_STEP;
+    graph->sections.next = start;
+    graph->sections.turn = start;
+}
+
 /* ------------------------------------------------------------- destroy */
 
 typedef struct destroy_round {
@@ -169,6 +183,7 @@ static void destroy_while_a_call_waits(bool reads)
         rp_graph_config_t config = {0};
         CHECK_ST(rp_graph_create(&config, &round.graph), RP_OK);
         CHECK_ST(rp_node_create(round.graph, RP_KIND_SOURCE, NULL, &round.source), RP_OK);
+        start_tickets_before_wrap(round.graph, (uint32_t)r % 3);
         holder_t holder;
         pthread_t holder_thread, caller_thread;
         start_holder(&holder, round.graph, &holder_thread);
@@ -246,6 +261,7 @@ static void waiting_threads_go_first_come_first_served(bool victim_reads)
         rp_graph_config_t config = {0};
         CHECK_ST(rp_graph_create(&config, &race.graph), RP_OK);
         CHECK_ST(rp_node_create(race.graph, RP_KIND_SOURCE, NULL, &race.source), RP_OK);
+        start_tickets_before_wrap(race.graph, (uint32_t)r % 3);
         holder_t holder;
         pthread_t holder_thread, victim_thread, hog_thread;
         start_holder(&holder, race.graph, &holder_thread);
@@ -266,6 +282,28 @@ static void waiting_threads_go_first_come_first_served(bool victim_reads)
         CHECK(atomic_load(&race.hog_sections) >= 1);
         CHECK_ST(rp_graph_destroy(race.graph), RP_OK);
     }
+}
+
+/* ---------------------------------------------------------------- wrap */
+
+static void tickets_wrap_around(void)
+{
+    begin("wrap: one thread across the wrap");
+    rp_graph_t *graph;
+    rp_node_t source;
+    rp_graph_config_t config = {0};
+    CHECK_ST(rp_graph_create(&config, &graph), RP_OK);
+    CHECK_ST(rp_node_create(graph, RP_KIND_SOURCE, NULL, &source), RP_OK);
+    start_tickets_before_wrap(graph, 3);
+    for (int i = 0; i < 8; i++) {
+        CHECK_ST(rp_source_set(graph, source), RP_OK); /* a ticket and its turn */
+        CHECK_ST(rp_node_read(graph, source), RP_OK);  /* commits the write: a ticket */
+        CHECK_ST(rp_node_read(graph, source), RP_OK);  /* shared: compares next with turn */
+    }
+    /* 16 tickets from 3 short of the wrap; the shared reads took none. */
+    CHECK_EQ(graph->sections.next, 13 * RP_TICKET_STEP);
+    CHECK_EQ(graph->sections.turn, 13 * RP_TICKET_STEP);
+    CHECK_ST(rp_graph_destroy(graph), RP_OK);
 }
 
 /* ------------------------------------------------------------- stripes */
@@ -329,7 +367,7 @@ static void threads_spread_over_the_stripes(void)
     }
 }
 
-/* Usage: sections [destroy|first|stripes]: one group, or (default) all. */
+/* Usage: sections [destroy|first|wrap|stripes]: one group, or (default) all. */
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -342,6 +380,7 @@ int main(int argc, char **argv)
         waiting_threads_go_first_come_first_served(false);
         waiting_threads_go_first_come_first_served(true);
     }
+    if (only == NULL || strcmp(only, "wrap") == 0) tickets_wrap_around();
     if (only == NULL || strcmp(only, "stripes") == 0) threads_spread_over_the_stripes();
     return harness_finish();
 }

@@ -6,7 +6,9 @@
  *               threads two share one (as real threads may).
  *   next, turn  the ticket lock: `next` is fetch-and-add'ed by a thread that
  *               must wait; `turn` is the ticket served, << 1, with the
- *               sleepers bit (RP_TURN_SLEEPERS) as its low bit.
+ *               sleepers bit (RP_TURN_SLEEPERS) as its low bit. (The engine
+ *               counts tickets in twos instead, so both words wrap together;
+ *               the model never gets near a wrap, and counts in ones.)
  *   sleep       the mutex (`mutex`), and the condition variable `released`
  *               as a broadcast generation (`bcast`): a waiter records it and
  *               releases the mutex in one step, then waits for it to change.

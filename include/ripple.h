@@ -213,9 +213,12 @@ typedef struct rp_graph_config {
 rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t *RP_NULLABLE *RP_NONNULL out);
 
 /* Frees the graph, calling `release` for every node still alive. NULL does
- * nothing and returns RP_OK. RP_EBUSY while any thread is inside a call, a
- * batch or a read section of the graph (from inside a callback, for instance);
- * the caller makes sure no thread starts one during the destruction. */
+ * nothing and returns RP_OK. RP_EBUSY, freeing nothing, while any thread is
+ * inside a call, a batch or a read section of the graph: from inside a
+ * callback, or on another thread, including a thread blocked in a call while
+ * it waits for the graph (so a host may retry until RP_OK). A call is seen
+ * from the moment it reaches the graph, not earlier: the caller makes sure no
+ * thread starts one during or after the destruction. */
 rp_status_t rp_graph_destroy(rp_graph_t *RP_NULLABLE graph);
 
 /* What the graph holds, from the engine's own accounting. */

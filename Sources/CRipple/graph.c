@@ -64,7 +64,7 @@ rp_status_t rp_graph_create(const rp_graph_config_t *config, rp_graph_t **out) {
 
 rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     if (graph == NULL) return RP_OK;
-    if (rp_sections_busy(graph)) return RP_EBUSY;
+    if (!rp_sections_try_close(graph)) return RP_EBUSY;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
         if (!(rec->flags & RP_F_LIVE)) continue;

@@ -121,12 +121,19 @@ typedef struct rp_reader_stripe {
     char padding[CK_MD_CACHELINE - sizeof(uint32_t)];
 } rp_reader_stripe_t;
 
+/* Tickets count in twos, so that `turn` keeps its low bit for this flag: a
+ * thread sleeps on `released` waiting for its turn, so the thread passing the
+ * turn on must wake it. Both words wrap around together. */
+#define RP_TICKET_STEP 2u
+#define RP_TURN_SLEEPERS 1u
+
 /* The graph's reader/writer protocol (sections.c). */
 typedef struct rp_sections {
     rp_reader_stripe_t stripes[RP_READER_STRIPES];
+    uint32_t next;     /* tickets handed out: the next one to take */
+    uint32_t turn;     /* the ticket whose holder may go, | RP_TURN_SLEEPERS */
     void *owner;       /* the thread holding the graph exclusively, NULL when none */
     uint32_t depth;    /* the owner's nesting: calls from callbacks, open batches */
-    uint32_t waiters;  /* threads asleep on `released` */
     pthread_mutex_t sleep;
     pthread_cond_t released;
 } rp_sections_t;
@@ -257,7 +264,9 @@ static inline void *rp_thread_self(void) {
     return (void *)(uintptr_t)pthread_self();
 }
 /* The slow paths of rp_exclusive_enter and rp_exclusive_exit: taking the graph
- * from no owner (waiting for it), and giving it back (waking waiters). */
+ * when this thread does not hold it (waiting for its turn), and giving it back
+ * (passing the turn on). rp_exclusive_acquire finds the graph already held when
+ * a failed rp_try_shared_read took it on this thread's behalf. */
 void rp_exclusive_acquire(rp_graph_t *graph, void *self);
 void rp_exclusive_release(rp_graph_t *graph);
 /* Takes the graph exclusively; reentrant on the owning thread, where it only
@@ -280,9 +289,16 @@ static inline bool rp_exclusive_held(const rp_graph_t *graph) {
 /* A ticket is 1 + the stripe a reader counted itself in (0 is never one), or
  * this: the section is (a nesting of) the calling thread's exclusive section. */
 #define RP_TICKET_EXCLUSIVE UINT32_MAX
-/* The stripe a thread's readers count in. */
+/* The stripe a thread's readers count in. pthread_self values are addresses
+ * of thread control blocks a fixed stride apart (glibc: 8 MiB and a guard
+ * page). A multiply carries bits upward only, and on such an arithmetic
+ * progression its top bits step through few values (16 threads landed on 5
+ * stripes): folding the bits above the page offset onto the low bits first
+ * gives the multiply bits that vary (Tests/CRegressions/sections.c measures
+ * the spread). Cheaper than a full finalizer: it runs twice per shared read. */
 static inline uint32_t rp_stripe_for(void *thread) {
-    uint64_t mixed = (uint64_t)(uintptr_t)thread * 0x9e3779b97f4a7c15ULL;
+    uint64_t bits = (uint64_t)(uintptr_t)thread;
+    uint64_t mixed = (bits ^ (bits >> 12)) * 0x9e3779b97f4a7c15ULL;
     return (uint32_t)(mixed >> 60) & (RP_READER_STRIPES - 1);
 }
 /* Shares the graph with other readers (or, on the owning thread, nests in its
@@ -290,8 +306,11 @@ static inline uint32_t rp_stripe_for(void *thread) {
  * bookkeeping, not contents, so they cast it. */
 uint32_t rp_shared_enter(rp_graph_t *graph);
 void rp_shared_exit(rp_graph_t *graph, uint32_t ticket);
-/* Enters a shared section if no thread holds the graph and `node` is a live,
- * idle, up-to-date readable node of it; otherwise changes nothing. */
+/* Enters a shared section if no thread holds or waits for the graph and
+ * `node` is a live, idle, up-to-date readable node of it (true, *ticket set).
+ * Otherwise takes the graph exclusively for the caller (false): a thread
+ * that counted itself as a reader queues before it stops counting, so that
+ * rp_sections_try_close sees it at every moment of its call. */
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket);
 /* The shape of every public call on one node that may change the graph: run
  * `call` holding the graph exclusively. Inline, so `call` is a direct call. */
@@ -303,8 +322,10 @@ static inline rp_status_t rp_call_exclusive(rp_graph_t *graph, rp_node_t node,
     rp_exclusive_exit(graph);
     return status;
 }
-/* Whether any thread is inside a section (for rp_graph_destroy). */
-bool rp_sections_busy(rp_graph_t *graph);
+/* For rp_graph_destroy: takes the graph for good when no thread is inside a
+ * section or waiting for one (true); otherwise changes nothing (false). After
+ * true, no thread of the protocol touches the graph again. */
+bool rp_sections_try_close(rp_graph_t *graph);
 
 /* graph.c */
 /* Room for `count` diagnostic handles (the caller fills them), or NULL. */

@@ -6,24 +6,50 @@
  * algorithms run on one thread at a time and effects never overlap. Reads of
  * nodes that are already up to date change nothing: those share the graph.
  *
- * The protocol is a reader-writer lock that prefers writers and keeps readers
- * off each other's cache lines:
- *   - A reader increments its stripe's counter, then looks at `owner`. No
- *     owner: it is in. An owner: it decrements and waits for the release.
- *   - A writer installs itself as `owner` (compare-and-swap from NULL), then waits
- *     until every stripe counts zero. New readers back off as soon as they see
- *     it, so it waits only for readers already inside, whose sections are short.
- *   - Both orders are full barriers (store, then load of the other side's word),
- *     so a reader and a writer cannot both miss each other.
+ * The protocol is a ticket lock for whoever must wait, with readers that do
+ * not wait counted on striped counters off each other's cache lines
+ * (Tests/Model/sections.pml models it and spin checks it):
+ *   - Turns. A thread that needs the graph exclusively takes a ticket
+ *     (`next`, fetch-and-add) and waits until `turn` names it, so waiting is
+ *     first come, first served: a thread that releases and comes straight
+ *     back queues behind everyone already waiting (at most one turn each).
+ *   - Readers. A reader increments its stripe's counter, then compares `next`
+ *     with `turn`: equal means nobody holds or waits for a turn, and it is in.
+ *     Otherwise it takes a ticket (still counted, so it is never invisible),
+ *     stops counting, and on its turn counts itself again and passes the turn
+ *     straight on: waiting readers enter in order but share the graph.
+ *   - Writers. On its turn a writer records itself as `owner` (for reentrancy)
+ *     and waits until every stripe counts zero. Its ticket made readers back
+ *     off from the moment it was taken, so it waits only for readers already
+ *     inside, whose sections are short (writer preference).
+ *   - The reader's increment then load of `next`/`turn`, and the writer's
+ *     ticket then load of the stripes, are each a store then a load of the
+ *     other side's word (the Dekker pattern): both need a full barrier between
+ *     their two accesses (sync.h's "entering" helpers), or a reader and a
+ *     writer can both miss each other. Leaving (the stripe decrement, passing
+ *     the turn) is a release: the section's loads and stores come before it.
+ *   - Sleep. A thread whose turn does not come within a short spin sets
+ *     RP_TURN_SLEEPERS in `turn` (under `sleep`) and waits on `released`.
+ *     Passing the turn on is one compare-and-swap that fails when the bit is
+ *     set; then the releaser stores the next turn and broadcasts under `sleep`.
  * The owner re-enters freely (callbacks call back into the graph; a batch
- * spans calls). Threads that cannot get in spin briefly, then sleep on a
- * condition variable that the releasing owner signals only when someone sleeps.
+ * spans calls).
+ *
+ * Destruction: a thread is visible from its first access to its last. Its
+ * first is a stripe increment or a ticket, its last a stripe decrement, the
+ * compare-and-swap that passes a turn, or (when it woke sleepers) unlocking
+ * `sleep`, which no sleeper can outlast. rp_sections_try_close takes a ticket
+ * only when none is outstanding, checks the stripes, then checks that nobody
+ * took a ticket since (a reader moves from its stripe to a ticket by taking
+ * the ticket first, so loading the stripes before `next` sees it in one or the
+ * other): when it succeeds, no thread that had started a call is still inside
+ * one.
  */
 #include "graph.h"
 
 #include <sched.h>
 
-/* Rounds of pause before sleeping (waiting for an owner) or yielding (a writer
+/* Rounds of pause before sleeping (waiting for a turn) or yielding (a writer
  * waiting for readers): a short section ends well within this. */
 #define RP_SPIN_ROUNDS 128u
 
@@ -41,26 +67,76 @@ void rp_sections_destroy(rp_sections_t *sections) {
     pthread_mutex_destroy(&sections->sleep);
 }
 
-/* Returns once no thread holds the graph exclusively (it may be taken again
- * before the caller acts: callers retry). */
-static void wait_for_release(rp_sections_t *sections) {
+/* Whether nobody holds or waits for a turn. Called after the caller's stripe
+ * increment (entering: full barrier): pairs with the ticket a writer takes
+ * before loading the stripes, so one of the two sees the other. */
+static inline bool no_turn_taken(const rp_sections_t *sections) {
+    uint32_t next = rp_sync_load_u32(&sections->next);
+    return next == (rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS);
+}
+
+/* Entering: the full barrier after the increment pairs with a reader's
+ * stripe increment then no_turn_taken, so the writer's later stripe loads
+ * (own) and the reader's loads of `next` cannot both miss the other's word. */
+static inline uint32_t take_ticket(rp_sections_t *sections) {
+    return rp_sync_enter_faa_u32(&sections->next, RP_TICKET_STEP);
+}
+
+/* Whether `turn` names `ticket`. The acquiring load pairs with the releasing
+ * compare-and-swap (or store) of pass_turn. */
+static inline bool is_turn_of(const rp_sections_t *sections, uint32_t ticket) {
+    return (rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS) == ticket;
+}
+
+/* The slow path of wait_for_turn: spin, then sleep. */
+static void wait_for_turn_slow(rp_sections_t *sections, uint32_t ticket) {
     for (unsigned round = 0; round < RP_SPIN_ROUNDS; round++) {
-        if (rp_sync_load_ptr(&sections->owner) == NULL) return;
+        if (is_turn_of(sections, ticket)) return;
         rp_sync_pause();
     }
     pthread_mutex_lock(&sections->sleep);
-    rp_sync_inc_u32(&sections->waiters);
-    while (rp_sync_load_ptr(&sections->owner) != NULL) pthread_cond_wait(&sections->released, &sections->sleep);
-    rp_sync_dec_u32(&sections->waiters);
+    for (;;) {
+        uint32_t turn = rp_sync_load_u32(&sections->turn);
+        if ((turn & ~RP_TURN_SLEEPERS) == ticket) break;
+        /* The bit makes the holder's compare-and-swap fail, so it takes the
+         * slow path and broadcasts; it can only do so holding `sleep`, which
+         * this thread releases atomically as it starts waiting. */
+        if (!(turn & RP_TURN_SLEEPERS) &&
+            !rp_sync_enter_cas_u32(&sections->turn, turn, turn | RP_TURN_SLEEPERS)) {
+            continue;
+        }
+        pthread_cond_wait(&sections->released, &sections->sleep);
+    }
     pthread_mutex_unlock(&sections->sleep);
 }
 
-void rp_exclusive_acquire(rp_graph_t *graph, void *self) {
-    rp_sections_t *sections = &graph->sections;
-    while (!rp_sync_cas_ptr(&sections->owner, NULL, self)) wait_for_release(sections);
+/* Returns once `turn` names `ticket`: at once when nobody was ahead. */
+static inline void wait_for_turn(rp_sections_t *sections, uint32_t ticket) {
+    if (!is_turn_of(sections, ticket)) wait_for_turn_slow(sections, ticket);
+}
+
+/* Gives the turn to the next ticket. Called by the turn's holder, so only
+ * RP_TURN_SLEEPERS can change under it. Leaving: the releasing CAS (or store)
+ * pairs with is_turn_of's acquiring load in the next holder. */
+static void pass_turn(rp_sections_t *sections) {
+    uint32_t turn = rp_sync_load_u32(&sections->turn);
+    uint32_t following = (turn & ~RP_TURN_SLEEPERS) + RP_TICKET_STEP;
+    if (!(turn & RP_TURN_SLEEPERS) && rp_sync_leave_cas_u32(&sections->turn, turn, following)) return;
+    pthread_mutex_lock(&sections->sleep);
+    /* Clears the bit: sleepers whose turn this is not set it again. */
+    rp_sync_store_u32_release(&sections->turn, following);
+    pthread_cond_broadcast(&sections->released);
+    pthread_mutex_unlock(&sections->sleep);
+}
+
+/* On this thread's turn: become the owner and wait for the readers already
+ * inside (they saw no ticket before this thread's, so they are few). */
+static void own(rp_sections_t *sections, void *self) {
+    rp_sync_store_ptr_relaxed(&sections->owner, self);
     sections->depth = 1;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
         unsigned round = 0;
+        /* Acquire: pairs with the releasing decrement of each reader inside. */
         while (rp_sync_load_u32(&sections->stripes[stripe].readers) != 0) {
             if (++round < RP_SPIN_ROUNDS) {
                 rp_sync_pause();
@@ -71,79 +147,107 @@ void rp_exclusive_acquire(rp_graph_t *graph, void *self) {
     }
 }
 
-void rp_exclusive_release(rp_graph_t *graph) {
+void rp_exclusive_acquire(rp_graph_t *graph, void *self) {
     rp_sections_t *sections = &graph->sections;
-    (void)rp_sync_cas_ptr(&sections->owner, rp_thread_self(), NULL);
-    if (rp_sync_load_u32(&sections->waiters) != 0) {
-        pthread_mutex_lock(&sections->sleep);
-        pthread_cond_broadcast(&sections->released);
-        pthread_mutex_unlock(&sections->sleep);
-    }
+    if (rp_sync_load_ptr(&sections->owner) == self) return; /* rp_try_shared_read took it */
+    wait_for_turn(sections, take_ticket(sections));
+    own(sections, self);
 }
 
-/* Tries to join the readers without waiting: the ticket of the stripe
- * entered, or 0 when an owner holds the graph (`*owner` says which). */
-static uint32_t try_share(rp_sections_t *sections, void *self, void **owner) {
-    uint32_t stripe = rp_stripe_for(self);
-    rp_sync_inc_u32(&sections->stripes[stripe].readers);
-    *owner = rp_sync_load_ptr(&sections->owner);
-    if (*owner == NULL) return stripe + 1;
-    rp_sync_dec_u32(&sections->stripes[stripe].readers);
-    return 0;
+void rp_exclusive_release(rp_graph_t *graph) {
+    rp_sections_t *sections = &graph->sections;
+    rp_sync_store_ptr_relaxed(&sections->owner, NULL);
+    pass_turn(sections);
+}
+
+/* A stripe's counter. Readers enter with an increment followed by a full
+ * barrier (pairs with take_ticket, see no_turn_taken) and leave with a
+ * releasing decrement (pairs with the acquiring loads of own and
+ * rp_sections_try_close: the reader's loads come before the writer's stores). */
+static inline uint32_t *stripe_of(rp_sections_t *sections, uint32_t stripe) {
+    return &sections->stripes[stripe].readers;
 }
 
 uint32_t rp_shared_enter(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
     void *self = rp_thread_self();
-    for (;;) {
-        void *owner;
-        uint32_t ticket = try_share(sections, self, &owner);
-        if (ticket != 0) return ticket;
-        if (owner == self) {
-            sections->depth++;
-            return RP_TICKET_EXCLUSIVE;
-        }
-        wait_for_release(sections);
+    uint32_t stripe = rp_stripe_for(self);
+    rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+    if (no_turn_taken(sections)) return stripe + 1;
+    if (rp_sync_load_ptr(&sections->owner) == self) {
+        rp_sync_leave_dec_u32(stripe_of(sections, stripe));
+        sections->depth++;
+        return RP_TICKET_EXCLUSIVE;
     }
+    /* Queue before leaving the stripe: never uncounted mid-call. */
+    uint32_t ticket = take_ticket(sections);
+    rp_sync_leave_dec_u32(stripe_of(sections, stripe));
+    wait_for_turn(sections, ticket);
+    /* Counted before the turn moves on: the next writer, acquiring the turn,
+     * sees this increment when it loads the stripes. */
+    rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+    pass_turn(sections);
+    return stripe + 1;
 }
 
 void rp_shared_exit(rp_graph_t *graph, uint32_t ticket) {
     if (ticket == RP_TICKET_EXCLUSIVE) {
         rp_exclusive_exit(graph);
     } else {
-        rp_sync_dec_u32(&graph->sections.stripes[ticket - 1].readers);
+        rp_sync_leave_dec_u32(stripe_of(&graph->sections, ticket - 1));
     }
 }
 
-bool rp_sections_busy(rp_graph_t *graph) {
-    const rp_sections_t *sections = &graph->sections;
-    if (rp_sync_load_ptr(&sections->owner) != NULL) return true;
+bool rp_sections_try_close(rp_graph_t *graph) {
+    rp_sections_t *sections = &graph->sections;
+    uint32_t turn = rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS;
+    /* A ticket only when none is outstanding: a thread holding a turn (this
+     * one, from a callback or a batch, or another) or waiting for one (asleep
+     * or not) makes this fail. */
+    if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + RP_TICKET_STEP)) return false;
+    bool readers = false;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
-        if (rp_sync_load_u32(&sections->stripes[stripe].readers) != 0) return true;
+        readers |= rp_sync_load_u32(stripe_of(sections, stripe)) != 0;
     }
-    return false;
+    /* Then `next` again: a reader counted when the CAS happened may have
+     * queued since (a ticket, then its decrement, which the stripe load saw). */
+    if (readers || rp_sync_load_u32(&sections->next) != turn + RP_TICKET_STEP) {
+        pass_turn(sections);
+        return false;
+    }
+    /* A thread that passed a turn to sleepers may still be returning from
+     * pthread_mutex_unlock: taking `sleep` once waits for it to let go. */
+    pthread_mutex_lock(&sections->sleep);
+    pthread_mutex_unlock(&sections->sleep);
+    return true;
 }
 
 /* The fast path of rp_node_read_begin: a thread that does not hold the graph
  * reads an up-to-date node, which changes nothing, so it only shares it. */
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket) {
     rp_sections_t *sections = &graph->sections;
-    void *owner;
-    uint32_t shared = try_share(sections, self, &owner);
-    if (shared == 0) return false;
-    /* Effects left queued (a flush stopped by an error) or unwatched
-     * notifications waiting: the read's end must deliver them, holding the
-     * graph. Both are written only by the holder, so reading them here is safe. */
-    bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
-    if (settled && node.graph_tag == graph->tag && node.slot < graph->nslots && node.generation != 0) {
-        const rp_node_rec_t *rec = rp_rec(graph, node.slot);
-        if (rec->generation == node.generation &&
-            (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&
-            rec->kind != RP_KIND_EFFECT) {
-            *ticket = shared;
-            return true;
+    uint32_t stripe = rp_stripe_for(self);
+    rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+    if (no_turn_taken(sections)) {
+        /* Effects left queued (a flush stopped by an error) or unwatched
+         * notifications waiting: the read's end must deliver them, holding the
+         * graph. Both are written only by the holder, so reading them here is
+         * safe. */
+        bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
+        if (settled && node.graph_tag == graph->tag && node.slot < graph->nslots && node.generation != 0) {
+            const rp_node_rec_t *rec = rp_rec(graph, node.slot);
+            if (rec->generation == node.generation &&
+                (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&
+                rec->kind != RP_KIND_EFFECT) {
+                *ticket = stripe + 1;
+                return true;
+            }
         }
     }
-    rp_sync_dec_u32(&sections->stripes[shared - 1].readers);
+    /* Queue before leaving the stripe: never uncounted mid-call. */
+    uint32_t turn_ticket = take_ticket(sections);
+    rp_sync_leave_dec_u32(stripe_of(sections, stripe));
+    wait_for_turn(sections, turn_ticket);
+    own(sections, self);
     return false;
 }

@@ -3,14 +3,35 @@
  *
  * The engine's shared state is guarded by the sections of sections.c; the
  * only words touched by several threads at once are the sections' own (the
- * reader stripes, the owner, the waiter count). Their operations are Concurrency
- * Kit's ck_pr, with the ordering each use needs spelled out.
+ * reader stripes, the ticket words `next` and `turn`, the owner). Their
+ * operations are Concurrency Kit's ck_pr, each with the fence its use needs.
+ *
+ * ck_pr's read-modify-writes order nothing by themselves on weakly ordered
+ * machines (on aarch64 they are plain exclusive pairs or LSE atomics without
+ * acquire or release), and its fences order only the kinds of access they
+ * name (ck_pr_fence_atomic orders atomics against atomics: on aarch64 it is
+ * `dmb ishst`, no barrier for plain loads). So each helper names the fences it
+ * needs by what they order, as ck_pr(3) documents them; on x86 (CK_MD_TSO)
+ * every one of them is a compiler barrier only, because locked instructions
+ * are full barriers and loads are not reordered with older loads.
+ *
+ * The protocol needs three orderings (sections.c says who pairs with whom):
+ *   entering  an RMW that announces the thread (a stripe increment, a ticket),
+ *             then loads of the other side's words: store->load (the Dekker
+ *             pattern), the one order TSO does not give for free, and
+ *             acquire for what the section then reads and writes;
+ *   leaving   everything the section read or wrote, then the RMW or store that
+ *             lets others in: release;
+ *   looking   a load of a word another thread released, then the section's
+ *             accesses: acquire.
  *
  * Under ThreadSanitizer the same operations go through the compiler's __atomic
  * builtins instead: ck_pr's loads and stores are volatile accesses and its
  * read-modify-writes inline assembly (or __sync builtins), which the sanitizer
- * cannot see as synchronization. The orderings are the same, so what the
- * sanitizer checks is the protocol the engine runs.
+ * cannot see as synchronization. Every RMW and every load there is seq_cst, so
+ * the store->load order of the Dekker pattern holds in the C11 model too
+ * (seq_cst RMWs with merely acquire loads would not give it): the sanitizer
+ * checks the protocol the engine runs, not a weaker one.
  */
 #ifndef RP_SYNC_H
 #define RP_SYNC_H
@@ -30,24 +51,35 @@
 #if defined(RP_SYNC_TSAN)
 
 static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
-    return __atomic_load_n(target, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(target, __ATOMIC_SEQ_CST);
 }
 static inline void *rp_sync_load_ptr(void *const *target) {
-    return __atomic_load_n(target, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(target, __ATOMIC_SEQ_CST);
 }
-static inline bool rp_sync_cas_ptr(void **target, void *expected, void *desired) {
+static inline void rp_sync_store_ptr_relaxed(void **target, void *value) {
+    __atomic_store_n(target, value, __ATOMIC_RELAXED);
+}
+static inline void rp_sync_store_u32_release(uint32_t *target, uint32_t value) {
+    __atomic_store_n(target, value, __ATOMIC_SEQ_CST);
+}
+static inline uint32_t rp_sync_enter_faa_u32(uint32_t *target, uint32_t delta) {
+    return __atomic_fetch_add(target, delta, __ATOMIC_SEQ_CST);
+}
+static inline bool rp_sync_enter_cas_u32(uint32_t *target, uint32_t expected, uint32_t desired) {
     return __atomic_compare_exchange_n(target, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
-static inline void rp_sync_inc_u32(uint32_t *target) {
-    __atomic_fetch_add(target, 1, __ATOMIC_SEQ_CST);
+static inline bool rp_sync_leave_cas_u32(uint32_t *target, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n(target, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
-static inline void rp_sync_dec_u32(uint32_t *target) {
+static inline void rp_sync_leave_dec_u32(uint32_t *target) {
     __atomic_fetch_sub(target, 1, __ATOMIC_SEQ_CST);
 }
 
 #else
 
-/* Acquire: what the thread that last changed the word did before is visible after. */
+/* Looking: a load, then ck_pr_fence_acquire (earlier loads before later loads
+ * and stores), so what the thread that released the word did is visible to
+ * what follows. */
 static inline uint32_t rp_sync_load_u32(const uint32_t *target) {
     uint32_t value = ck_pr_load_32(target);
     ck_pr_fence_acquire();
@@ -58,22 +90,45 @@ static inline void *rp_sync_load_ptr(void *const *target) {
     ck_pr_fence_acquire();
     return value;
 }
-/* Full barrier on both sides, like the increments and decrements below. */
-static inline bool rp_sync_cas_ptr(void **target, void *expected, void *desired) {
-    ck_pr_fence_atomic();
-    bool swapped = ck_pr_cas_ptr(target, expected, desired);
+/* A store no other thread orders anything by: `owner` is compared with the
+ * loading thread's own identity only, which only that thread ever stores. */
+static inline void rp_sync_store_ptr_relaxed(void **target, void *value) {
+    ck_pr_store_ptr(target, value);
+}
+/* Leaving with a plain store: ck_pr_fence_release (earlier loads and stores
+ * before later stores), then the store. */
+static inline void rp_sync_store_u32_release(uint32_t *target, uint32_t value) {
+    ck_pr_fence_release();
+    ck_pr_store_32(target, value);
+}
+/* Entering: the RMW, then ck_pr_fence_atomic_load (the RMW before every later
+ * load: the store->load order) and ck_pr_fence_atomic_store (before every
+ * later store: acquire for the section's writes). */
+static inline uint32_t rp_sync_enter_faa_u32(uint32_t *target, uint32_t delta) {
+    uint32_t previous = ck_pr_faa_32(target, delta);
     ck_pr_fence_atomic_load();
+    ck_pr_fence_atomic_store();
+    return previous;
+}
+static inline bool rp_sync_enter_cas_u32(uint32_t *target, uint32_t expected, uint32_t desired) {
+    bool swapped = ck_pr_cas_32(target, expected, desired);
+    ck_pr_fence_atomic_load();
+    ck_pr_fence_atomic_store();
     return swapped;
 }
-static inline void rp_sync_inc_u32(uint32_t *target) {
-    ck_pr_fence_atomic();
-    ck_pr_inc_32(target);
-    ck_pr_fence_atomic_load();
+/* Leaving with an RMW: ck_pr_fence_load_atomic and ck_pr_fence_store_atomic
+ * (every earlier load and store before the RMW), then the RMW. Not
+ * ck_pr_fence_atomic, which orders only earlier atomics: on aarch64 a plain
+ * load of the section could then complete after another thread entered. */
+static inline bool rp_sync_leave_cas_u32(uint32_t *target, uint32_t expected, uint32_t desired) {
+    ck_pr_fence_load_atomic();
+    ck_pr_fence_store_atomic();
+    return ck_pr_cas_32(target, expected, desired);
 }
-static inline void rp_sync_dec_u32(uint32_t *target) {
-    ck_pr_fence_release();
+static inline void rp_sync_leave_dec_u32(uint32_t *target) {
+    ck_pr_fence_load_atomic();
+    ck_pr_fence_store_atomic();
     ck_pr_dec_32(target);
-    ck_pr_fence_atomic_load();
 }
 
 #endif

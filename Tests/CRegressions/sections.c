@@ -1,0 +1,386 @@
+/*
+ * sections.c: the protocol by which threads share a graph (Sources/CRipple/
+ * sections.c), checked where it meets the host: destruction, the order in
+ * which waiting threads get the graph, and the spread of reader stripes.
+ *
+ *   destroy      a thread blocked in a call (asleep waiting for the graph)
+ *                while another holds it: once the holder lets go, the host
+ *                retries rp_graph_destroy until it is not RP_EBUSY, as the
+ *                header allows. The graph must outlive the blocked call: built
+ *                with AddressSanitizer (scripts/test), a use after free fails
+ *                the run. Done for a blocked writer and a blocked reader.
+ *   first come   a victim blocks (asleep) on a held graph, then a hog that
+ *                takes and releases the graph in a loop blocks too; when the
+ *                holder lets go, the victim, which waited first, holds the
+ *                graph before the hog ever does: the hog's count of its
+ *                exclusive sections, read inside the victim's, is exactly 0.
+ *                For a writer (a batch) and a reader (a read section).
+ *   wrap         the scenarios above start their graphs' ticket words 0 to 2
+ *                tickets before they wrap around, so waiting and destroy
+ *                cross the wrap; a thread alone then writes, commits and reads
+ *                8 times across it (16 tickets and 8 shared reads), and every
+ *                ticket is accounted for.
+ *   stripes      16 threads alive at once spread over at least 6 of the 16
+ *                reader stripes, and addresses a fixed stride apart (as
+ *                thread control blocks are) over 9.5 on average: the stripe
+ *                hash mixes all bits of pthread_self.
+ *
+ * "Blocked" is observed, not assumed: the thread sets a flag, then calls, and
+ * the main thread waits until the kernel reports it asleep (/proc, Linux).
+ * The thread spins on its flags, so it sleeps only inside the engine. A run
+ * that takes too long (a deadlock) is stopped by an alarm naming the scenario.
+ */
+#define _GNU_SOURCE
+
+#include "harness.h"
+
+/* White box: the stripe hash is internal. */
+#include "../../Sources/CRipple/graph.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ROUNDS 20
+#define STRIPE_THREADS 16
+
+static void on_alarm(int signal)
+{
+    (void)signal;
+    static const char message[] = "sections: timed out (a deadlock?)\n";
+    (void)!write(STDERR_FILENO, message, sizeof message - 1);
+    _exit(2);
+}
+
+static void begin(const char *scenario)
+{
+    harness_begin(scenario);
+    alarm(60);
+}
+
+/* ------------------------------------------------------------ blocking */
+
+/* Whether the thread is asleep in the kernel ('S' in /proc/.../stat). */
+static bool thread_asleep(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *file = fopen(path, "r");
+    if (file == NULL) return false;
+    char line[512];
+    bool asleep = false;
+    if (fgets(line, sizeof line, file) != NULL) {
+        const char *end_of_name = strrchr(line, ')');
+        asleep = end_of_name != NULL && end_of_name[1] == ' ' && end_of_name[2] == 'S';
+    }
+    fclose(file);
+    return asleep;
+}
+
+/* A thread about to make one call that blocks: `tid` once it runs, `calling`
+ * just before the call, `returned` after it. */
+typedef struct caller {
+    atomic_int tid;
+    atomic_bool calling;
+    atomic_bool returned;
+} caller_t;
+
+static void caller_reset(caller_t *caller)
+{
+    atomic_store(&caller->tid, 0);
+    atomic_store(&caller->calling, false);
+    atomic_store(&caller->returned, false);
+}
+
+static void caller_announce(caller_t *caller)
+{
+    atomic_store(&caller->tid, (int)syscall(SYS_gettid));
+    atomic_store(&caller->calling, true);
+}
+
+/* Returns once the caller is asleep inside its call. */
+static void wait_until_blocked(const caller_t *caller)
+{
+    while (!atomic_load(&caller->calling)) sched_yield();
+    while (!thread_asleep((pid_t)atomic_load(&caller->tid))) sched_yield();
+}
+
+/* The holder: opens a batch (the graph is then held exclusively), says so, and
+ * ends it when told. */
+typedef struct holder {
+    rp_graph_t *graph;
+    atomic_bool holding;
+    atomic_bool let_go;
+    rp_status_t began, ended;
+} holder_t;
+
+static void *hold(void *argument)
+{
+    holder_t *holder = argument;
+    holder->began = rp_batch_begin(holder->graph);
+    atomic_store(&holder->holding, true);
+    while (!atomic_load(&holder->let_go)) sched_yield();
+    holder->ended = rp_batch_end(holder->graph);
+    return NULL;
+}
+
+/* Joins the holder and checks its calls (checks run on the main thread). */
+static void join_holder(holder_t *holder, pthread_t thread)
+{
+    pthread_join(thread, NULL);
+    CHECK_ST(holder->began, RP_OK);
+    CHECK_ST(holder->ended, RP_OK);
+}
+
+static void start_holder(holder_t *holder, rp_graph_t *graph, pthread_t *thread)
+{
+    holder->graph = graph;
+    atomic_store(&holder->holding, false);
+    atomic_store(&holder->let_go, false);
+    pthread_create(thread, NULL, hold, holder);
+    while (!atomic_load(&holder->holding)) sched_yield();
+}
+
+/* White box: start the ticket words `before` tickets short of wrapping (a
+ * fresh graph has both at 0). */
+static void start_tickets_before_wrap(rp_graph_t *graph, uint32_t before)
+{
+    uint32_t start = (uint32_t)0 - before * RP_TICKET_STEP;
+    graph->sections.next = start;
+    graph->sections.turn = start;
+}
+
+/* ------------------------------------------------------------- destroy */
+
+typedef struct destroy_round {
+    rp_graph_t *graph;
+    rp_node_t source;
+    bool reads; /* the blocked call: rp_node_read, else rp_source_set */
+    caller_t caller;
+    rp_status_t status;
+} destroy_round_t;
+
+static void *blocked_call(void *argument)
+{
+    destroy_round_t *round = argument;
+    caller_announce(&round->caller);
+    round->status = round->reads ? rp_node_read(round->graph, round->source)
+                                 : rp_source_set(round->graph, round->source);
+    atomic_store(&round->caller.returned, true);
+    return NULL;
+}
+
+static void destroy_while_a_call_waits(bool reads)
+{
+    begin(reads ? "destroy while a reader waits" : "destroy while a writer waits");
+    for (int r = 0; r < ROUNDS; r++) {
+        destroy_round_t round = {.reads = reads};
+        caller_reset(&round.caller);
+        rp_graph_config_t config = {0};
+        CHECK_ST(rp_graph_create(&config, &round.graph), RP_OK);
+        CHECK_ST(rp_node_create(round.graph, RP_KIND_SOURCE, NULL, &round.source), RP_OK);
+        start_tickets_before_wrap(round.graph, (uint32_t)r % 3);
+        holder_t holder;
+        pthread_t holder_thread, caller_thread;
+        start_holder(&holder, round.graph, &holder_thread);
+        pthread_create(&caller_thread, NULL, blocked_call, &round);
+        wait_until_blocked(&round.caller);
+        /* Held by one thread, waited for by another. */
+        CHECK_ST(rp_graph_destroy(round.graph), RP_EBUSY);
+        atomic_store(&holder.let_go, true);
+        rp_status_t status;
+        unsigned busy = 0;
+        while ((status = rp_graph_destroy(round.graph)) == RP_EBUSY) busy++;
+        CHECK_ST(status, RP_OK);
+        join_holder(&holder, holder_thread);
+        pthread_join(caller_thread, NULL);
+        CHECK(atomic_load(&round.caller.returned));
+        CHECK_ST(round.status, RP_OK);
+        (void)busy;
+    }
+}
+
+/* ---------------------------------------------------------- first come */
+
+typedef struct race {
+    rp_graph_t *graph;
+    rp_node_t source;
+    bool victim_reads; /* the victim's section: a read section, else a batch */
+    caller_t victim;
+    caller_t hog;
+    atomic_bool stop;
+    atomic_long hog_sections;   /* incremented inside each of the hog's batches */
+    long hog_sections_seen;     /* read inside the victim's section */
+    rp_status_t victim_began, victim_ended;
+    rp_status_t hog_failed;     /* the first status other than RP_OK, or RP_OK */
+} race_t;
+
+static void *victim(void *argument)
+{
+    race_t *race = argument;
+    caller_announce(&race->victim);
+    if (race->victim_reads) {
+        rp_read_section_t section;
+        race->victim_began = rp_node_read_begin(race->graph, race->source, &section);
+        race->hog_sections_seen = atomic_load(&race->hog_sections);
+        race->victim_ended = rp_node_read_end(race->graph, &section);
+    } else {
+        race->victim_began = rp_batch_begin(race->graph);
+        race->hog_sections_seen = atomic_load(&race->hog_sections);
+        race->victim_ended = rp_batch_end(race->graph);
+    }
+    atomic_store(&race->victim.returned, true);
+    return NULL;
+}
+
+static void *hog(void *argument)
+{
+    race_t *race = argument;
+    caller_announce(&race->hog);
+    while (!atomic_load(&race->stop) && race->hog_failed == RP_OK) {
+        rp_status_t status = rp_batch_begin(race->graph);
+        atomic_fetch_add(&race->hog_sections, 1);
+        if (status == RP_OK) status = rp_source_set(race->graph, race->source);
+        rp_status_t ended = rp_batch_end(race->graph);
+        race->hog_failed = status != RP_OK ? status : ended;
+    }
+    return NULL;
+}
+
+static void waiting_threads_go_first_come_first_served(bool victim_reads)
+{
+    begin(victim_reads ? "first come: a reader before a hog" : "first come: a writer before a hog");
+    for (int r = 0; r < ROUNDS; r++) {
+        race_t race = {.victim_reads = victim_reads};
+        caller_reset(&race.victim);
+        caller_reset(&race.hog);
+        rp_graph_config_t config = {0};
+        CHECK_ST(rp_graph_create(&config, &race.graph), RP_OK);
+        CHECK_ST(rp_node_create(race.graph, RP_KIND_SOURCE, NULL, &race.source), RP_OK);
+        start_tickets_before_wrap(race.graph, (uint32_t)r % 3);
+        holder_t holder;
+        pthread_t holder_thread, victim_thread, hog_thread;
+        start_holder(&holder, race.graph, &holder_thread);
+        pthread_create(&victim_thread, NULL, victim, &race);
+        wait_until_blocked(&race.victim);
+        pthread_create(&hog_thread, NULL, hog, &race);
+        wait_until_blocked(&race.hog);
+        atomic_store(&holder.let_go, true);
+        pthread_join(victim_thread, NULL);
+        atomic_store(&race.stop, true);
+        pthread_join(hog_thread, NULL);
+        join_holder(&holder, holder_thread);
+        CHECK_ST(race.victim_began, RP_OK);
+        CHECK_ST(race.victim_ended, RP_OK);
+        CHECK_ST(race.hog_failed, RP_OK);
+        /* The victim queued first: the hog never held the graph before it. */
+        CHECK_EQ(race.hog_sections_seen, 0);
+        CHECK(atomic_load(&race.hog_sections) >= 1);
+        CHECK_ST(rp_graph_destroy(race.graph), RP_OK);
+    }
+}
+
+/* ---------------------------------------------------------------- wrap */
+
+static void tickets_wrap_around(void)
+{
+    begin("wrap: one thread across the wrap");
+    rp_graph_t *graph;
+    rp_node_t source;
+    rp_graph_config_t config = {0};
+    CHECK_ST(rp_graph_create(&config, &graph), RP_OK);
+    CHECK_ST(rp_node_create(graph, RP_KIND_SOURCE, NULL, &source), RP_OK);
+    start_tickets_before_wrap(graph, 3);
+    for (int i = 0; i < 8; i++) {
+        CHECK_ST(rp_source_set(graph, source), RP_OK); /* a ticket and its turn */
+        CHECK_ST(rp_node_read(graph, source), RP_OK);  /* commits the write: a ticket */
+        CHECK_ST(rp_node_read(graph, source), RP_OK);  /* shared: compares next with turn */
+    }
+    /* 16 tickets from 3 short of the wrap; the shared reads took none. */
+    CHECK_EQ(graph->sections.next, 13 * RP_TICKET_STEP);
+    CHECK_EQ(graph->sections.turn, 13 * RP_TICKET_STEP);
+    CHECK_ST(rp_graph_destroy(graph), RP_OK);
+}
+
+/* ------------------------------------------------------------- stripes */
+
+static pthread_barrier_t all_alive;
+static uint32_t stripe_of_thread[STRIPE_THREADS];
+
+static void *report_stripe(void *argument)
+{
+    uint32_t *stripe = argument;
+    *stripe = rp_stripe_for(rp_thread_self());
+    /* Every thread stays alive until all have taken their stripe, so their
+     * identities are distinct (an ended thread's is reused). */
+    pthread_barrier_wait(&all_alive);
+    return NULL;
+}
+
+static unsigned distinct_stripes(const uint32_t *stripes, unsigned count)
+{
+    bool used[RP_READER_STRIPES] = {false};
+    unsigned distinct = 0;
+    for (unsigned i = 0; i < count; i++) {
+        if (!used[stripes[i]]) distinct++;
+        used[stripes[i]] = true;
+    }
+    return distinct;
+}
+
+static void threads_spread_over_the_stripes(void)
+{
+    begin("stripes: 16 threads");
+    pthread_t threads[STRIPE_THREADS];
+    pthread_barrier_init(&all_alive, NULL, STRIPE_THREADS);
+    for (unsigned i = 0; i < STRIPE_THREADS; i++) {
+        pthread_create(&threads[i], NULL, report_stripe, &stripe_of_thread[i]);
+    }
+    for (unsigned i = 0; i < STRIPE_THREADS; i++) pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&all_alive);
+    unsigned distinct = distinct_stripes(stripe_of_thread, STRIPE_THREADS);
+    /* A uniform hash leaves 5 or fewer of 16 stripes used with probability
+     * 3e-5; the unmixed hash used 5. */
+    if (!CHECK(distinct >= 6)) fprintf(stderr, "    16 threads on %u stripes\n", distinct);
+
+    begin("stripes: addresses a fixed stride apart");
+    /* glibc's default thread stacks (8 MiB and a guard page), pages, 64 KiB
+     * and 1 MiB: mean distinct stripes over 64 bases, 10.3 for a uniform hash. */
+    static const uint64_t strides[] = {0x801000, 0x1000, 0x10000, 0x100000};
+    for (unsigned s = 0; s < sizeof strides / sizeof strides[0]; s++) {
+        unsigned total = 0;
+        for (uint64_t base = 0; base < 64; base++) {
+            uint32_t stripes[STRIPE_THREADS];
+            for (unsigned i = 0; i < STRIPE_THREADS; i++) {
+                uint64_t address = 0x7f0000000000ULL + base * 0x12345000ULL + i * strides[s];
+                stripes[i] = rp_stripe_for((void *)(uintptr_t)address);
+            }
+            total += distinct_stripes(stripes, STRIPE_THREADS);
+        }
+        if (!CHECK(total * 10 >= 64 * 95)) {
+            fprintf(stderr, "    stride %#llx: mean %.2f stripes\n", (unsigned long long)strides[s], total / 64.0);
+        }
+    }
+}
+
+/* Usage: sections [destroy|first|wrap|stripes]: one group, or (default) all. */
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    signal(SIGALRM, on_alarm);
+    if (only == NULL || strcmp(only, "destroy") == 0) {
+        destroy_while_a_call_waits(false);
+        destroy_while_a_call_waits(true);
+    }
+    if (only == NULL || strcmp(only, "first") == 0) {
+        waiting_threads_go_first_come_first_served(false);
+        waiting_threads_go_first_come_first_served(true);
+    }
+    if (only == NULL || strcmp(only, "wrap") == 0) tickets_wrap_around();
+    if (only == NULL || strcmp(only, "stripes") == 0) threads_spread_over_the_stripes();
+    return harness_finish();
+}

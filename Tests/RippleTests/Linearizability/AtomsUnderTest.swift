@@ -1,0 +1,90 @@
+import Ripple
+
+/// The Ripple side of the linearizability tests: three atoms of one runtime, two derivations of all three (one kept
+/// up to date by an effect that reads it, one that nothing observes), and the Ripple code of each ``AtomOperation``.
+///
+/// The nodes live as long as this object; none is freed while threads use them.
+final class AtomsUnderTest: Sendable {
+    let runtime: Runtime
+    private let atoms: [AtomObject<Int>]
+    /// Read by `observer`, so writes bring it up to date before they return.
+    private let observedSnapshot: Derivation<AtomValues>
+    /// Read by nobody but the operations: the reading thread recomputes it when it is stale.
+    private let lazySnapshot: Derivation<AtomValues>
+    private let observer: Effect
+
+    init(_ initial: AtomValues) {
+        let runtime = Runtime()
+        self.runtime = runtime
+        (atoms, observedSnapshot, lazySnapshot, observer) = withIsolatedRuntime(using: runtime) {
+            let atoms = [atom(initial.a, label: "a"), atom(initial.b, label: "b"), atom(initial.c, label: "c")]
+            let snapshot = { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
+            let observedSnapshot = derive(label: "observedSnapshot", snapshot)
+            let lazySnapshot = derive(label: "lazySnapshot", snapshot)
+            let observer = Effect(label: "observer") { _ = observedSnapshot.value }
+            return (atoms, observedSnapshot, lazySnapshot, observer)
+        }
+    }
+
+    /// Runs `operation` on the calling thread and returns what it returned.
+    func perform(_ operation: AtomOperation) -> AtomOutcome {
+        switch operation {
+        case let .write(atom, value):
+            write(value, to: atom)
+            return .none
+        case let .increment(atom, amount):
+            return .value(
+                atoms[atom].update { value in
+                    value += amount
+                    return value
+                })
+        case let .copy(atom, source, amount):
+            let sourceAtom = atoms[source]
+            return .value(
+                atoms[atom].update { value in
+                    value = sourceAtom.value + amount
+                    return value
+                })
+        case let .batchWrite(first, firstValue, second, secondValue):
+            runtime.batch {
+                atoms[first].value = firstValue
+                atoms[second].value = secondValue
+            }
+            return .none
+        case let .read(atom):
+            return .value(value(of: atom))
+        case let .readSnapshot(observed):
+            return .snapshot(observed ? observedSnapshot.value : lazySnapshot.value)
+        case let .batchRead(first, second):
+            let (firstValue, secondValue) = runtime.batch { (atoms[first].value, atoms[second].value) }
+            return .pair(firstValue, secondValue)
+        }
+    }
+
+    /// `atom.value`, for atoms 0, 1, 2 (`a`, `b`, `c`).
+    func value(of atom: Int) -> Int {
+        atoms[atom].value
+    }
+
+    /// `atom.value = value`.
+    func write(_ value: Int, to atom: Int) {
+        atoms[atom].value = value
+    }
+
+    /// Sets all three atoms in one batch: the start of a new history.
+    func reset(to values: AtomValues) {
+        runtime.batch {
+            for (index, atom) in atoms.enumerated() { atom.value = values[index] }
+        }
+    }
+
+    /// The atoms' values, read in one batch.
+    var values: AtomValues {
+        runtime.batch { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
+    }
+
+    /// Keeps the observer alive up to here; its runs are what keep `observedSnapshot` up to date.
+    func keepObserving() {
+        withExtendedLifetime(observer) {}
+    }
+}

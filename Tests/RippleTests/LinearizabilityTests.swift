@@ -7,7 +7,7 @@ import Testing
 /// batch) are linearizable: thousands of short histories recorded from real OS threads are each checked against the
 /// sequential model of the atoms (``AtomsModel``) with the Wing & Gong / Lowe search (``checkLinearizability``).
 ///
-/// The quick default runs 600 histories at each thread count. For a long run set RIPPLE_LINEARIZABILITY_HISTORIES
+/// The quick default runs 1000 histories at each thread count. For a long run set RIPPLE_LINEARIZABILITY_HISTORIES
 /// to the number of histories per thread count; RIPPLE_LINEARIZABILITY_SEED replays the planned operations of a
 /// failed run (the interleaving is the OS scheduler's). The checker's own tests below show that it rejects
 /// histories that are not linearizable, so a passing run means something.
@@ -16,12 +16,13 @@ import Testing
     func concurrentOperationsOnAtomsAndDerivationsAreLinearizable(threads: Int) async {
         // About 16 to 24 operations per history: short enough for the checker, long enough to overlap.
         let recorder = HistoryRecorder(
-            threads: threads, histories: LinearizabilityRun.histories, operationsPerThread: threads == 2 ? 8 : 24 / threads,
-            seed: LinearizabilityRun.seed)
+            threads: threads, histories: LinearizabilityRun.histories,
+            operationsPerThread: threads == 2 ? 8 : 24 / threads, seed: LinearizabilityRun.seed)
         let subject = AtomsUnderTest(AtomValues(a: 0, b: 0, c: 0))
         let histories = await recorder.record(on: subject)
         var failures: [String] = []
         var failed = 0
+        let concurrent = histories.count { $0.isConcurrent }
         for history in histories {
             let verdict = checkLinearizability(history.events, from: history.initial, model: AtomsModel.self)
             if verdict.isLinearizable { continue }
@@ -34,10 +35,15 @@ import Testing
         }
         let comment = Comment(
             rawValue: "seed \(recorder.seed) (RIPPLE_LINEARIZABILITY_SEED=\(recorder.seed) replays the operations), "
-                + "\(threads) threads, \(failed) of \(histories.count) histories not linearizable:\n"
+                + "\(threads) threads, \(concurrent) of \(histories.count) histories concurrent, "
+                + "\(failed) not linearizable:\n"
                 + failures.joined(separator: "\n"))
         #expect(failed == 0, comment)
         #expect(histories.count == recorder.histories)
+        // The pauses inside operations make overlaps certain even on one free core: a run of sequential histories
+        // would check nothing about concurrency.
+        #expect(concurrent > 0, comment)
+        print("LinearizabilityTests: \(threads) threads, \(concurrent) of \(histories.count) histories concurrent")
         #expect(subject.runtime.checkInvariants() == nil, comment)
         // Three atoms, two derivations, one effect: nothing leaked, nothing freed early.
         #expect(subject.runtime.liveNodeCount == 6)
@@ -182,9 +188,9 @@ import Testing
 
 /// The size and seed of the randomized runs.
 private enum LinearizabilityRun {
-    /// RIPPLE_LINEARIZABILITY_HISTORIES: histories per thread count for a long run; 600 by default.
+    /// RIPPLE_LINEARIZABILITY_HISTORIES: histories per thread count for a long run; 1000 by default.
     static let histories = ProcessInfo.processInfo.environment["RIPPLE_LINEARIZABILITY_HISTORIES"]
-        .flatMap { Int($0) } ?? 600
+        .flatMap { Int($0) } ?? 1000
 
     /// RIPPLE_LINEARIZABILITY_SEED, or a fresh seed that failing expectations print.
     static let seed: UInt64 = ProcessInfo.processInfo.environment["RIPPLE_LINEARIZABILITY_SEED"]

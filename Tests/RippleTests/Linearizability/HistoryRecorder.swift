@@ -4,11 +4,17 @@ import Synchronization
 /// Runs many short concurrent histories of ``AtomOperation``s on one ``AtomsUnderTest`` from real OS threads and
 /// records each operation's call and response times, arguments and result, for ``checkLinearizability(_:from:model:)``.
 ///
-/// The operations of every history are planned from the seed before the threads start; in the timed window a thread
-/// only spins or yields as planned, reads the clock, runs its operation, reads the clock and stores the result in
-/// its own preallocated slot. All threads meet at a barrier before each history, and the last to arrive resets the
-/// atoms to the history's initial values, so histories do not overlap and each starts from a known state. A seed
-/// replays the planned operations, not the interleaving: that is up to the OS scheduler.
+/// All threads meet at a barrier before each history, and the last to arrive resets the atoms to the history's
+/// initial values, so histories do not overlap and each starts from a known state. The operations of every history
+/// are planned from the seed before the threads start; in the timed window a thread only reads the clock, runs its
+/// operation, reads the clock and stores the result in its own preallocated slot, spinning or yielding where the
+/// plan says so. A seed replays the planned operations, not the interleaving: that is up to the OS scheduler.
+///
+/// Pauses inside an operation's interval (between a clock reading and the operation) are there because two cores
+/// shared with other work rarely run two of the threads at the same instant: a thread that yields there lets the
+/// others run operations inside its interval, so the recorded histories overlap and the checker must order
+/// concurrent operations, on any machine. Where cores are free, the spinning barrier also starts the threads within
+/// nanoseconds of each other and the operations run in parallel.
 struct HistoryRecorder {
     var threads: Int
     var histories: Int
@@ -20,6 +26,16 @@ struct HistoryRecorder {
         var index: Int
         var initial: AtomValues
         var events: [HistoryEvent<AtomsModel>]
+
+        /// Whether two of its operations ran at overlapping times: the history is concurrent, not sequential.
+        var isConcurrent: Bool {
+            events.indices.contains { first in
+                events.indices.contains { second in
+                    first < second && events[first].call < events[second].response
+                        && events[second].call < events[first].response
+                }
+            }
+        }
     }
 
     /// Runs the histories on `subject` and returns them in order.
@@ -36,7 +52,9 @@ struct HistoryRecorder {
         let logs = (0..<threads).map { _ in
             ThreadLog(
                 (0..<(histories * operationsPerThread)).map { _ in
-                    PlannedOperation(operation: .random(using: &random), pause: .random(using: &random))
+                    PlannedOperation(
+                        operation: .random(using: &random), before: .random(using: &random),
+                        leadIn: .random(using: &random), leadOut: .random(using: &random))
                 })
         }
         let clock = HistoryClock()
@@ -86,7 +104,7 @@ enum Pause {
     static func random(using random: inout some RandomNumberGenerator) -> Pause {
         switch Int.random(in: 0..<8, using: &random) {
         case 0, 1, 2, 3: return .none
-        case 4, 5, 6: return .spin(iterations: Int.random(in: 1...200, using: &random))
+        case 4, 5: return .spin(iterations: Int.random(in: 1...500, using: &random))
         default: return .yield
         }
     }
@@ -111,7 +129,12 @@ enum Pause {
 /// An operation planned for one slot of a thread's run, and what was recorded when it ran.
 struct PlannedOperation {
     var operation: AtomOperation
-    var pause: Pause
+    /// Before the call is recorded.
+    var before: Pause
+    /// After the call is recorded, before the operation: inside its interval.
+    var leadIn: Pause
+    /// After the operation, before its response is recorded: inside its interval.
+    var leadOut: Pause
     var call = 0
     var response = 0
     var outcome = AtomOutcome.none
@@ -136,9 +159,11 @@ final class ThreadLog: @unchecked Sendable {
 
     /// Runs the operation planned for `slot` and records its times and result.
     func run(_ slot: Int, on subject: AtomsUnderTest, clock: HistoryClock) {
-        slots[slot].pause.wait()
+        slots[slot].before.wait()
         let call = clock.tick()
+        slots[slot].leadIn.wait()
         let outcome = subject.perform(slots[slot].operation)
+        slots[slot].leadOut.wait()
         let response = clock.tick()
         slots[slot].call = call
         slots[slot].response = response
@@ -174,7 +199,14 @@ final class RoundBarrier: Sendable {
             // Pairs with the acquiring loads of the waiting threads: they see the action's writes.
             round.store(current + 1, ordering: .releasing)
         } else {
-            while round.load(ordering: .acquiring) == current { sched_yield() }
+            // Spin first: a thread that is on a core when the round opens starts within nanoseconds of the
+            // others, which is what makes their operations overlap. Yield after that, for the threads that
+            // outnumber the cores.
+            var spins = 0
+            while round.load(ordering: .acquiring) == current {
+                spins += 1
+                if spins > 20_000 { sched_yield() }
+            }
         }
     }
 }

@@ -11,8 +11,8 @@ func describeHistory<Model: SequentialModel>(
     }
     var lines = events.indices.sorted { events[$0].call < events[$1].call }.map { index in
         let event = events[index]
-        return "  #\(padded(index)) thread \(event.thread) [\(padded(rank[event.call]!)), \(padded(rank[event.response]!))] "
-            + "\(event.operation) -> \(event.outcome)"
+        let interval = "[\(padded(rank[event.call]!)), \(padded(rank[event.response]!))]"
+        return "  #\(padded(index)) thread \(event.thread) \(interval) \(event.operation) -> \(event.outcome)"
     }
     switch verdict {
     case let .linearizable(order):

@@ -35,9 +35,10 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
     case batchWrite(first: Int, firstValue: Int, second: Int, secondValue: Int)
     /// `atom.value`.
     case read(atom: Int)
-    /// The value of a derivation of all three atoms: one kept up to date by an effect that reads it, or one that
-    /// nothing observes and that the reading thread recomputes.
-    case readSnapshot(observed: Bool)
+    /// The value of a derivation of all three atoms.
+    case readSnapshot(SnapshotDerivation)
+    /// `atom.update { $0 = lazySnapshot.value.source + amount }`: a derivation recomputed inside an `update`.
+    case copyFromSnapshot(atom: Int, from: Int, plus: Int)
     /// `runtime.batch { (first.value, second.value) }` (two distinct atoms).
     case batchRead(first: Int, second: Int)
 
@@ -50,7 +51,9 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
         case let .batchWrite(first, firstValue, second, secondValue):
             return "batch { \(name[first]).value = \(firstValue); \(name[second]).value = \(secondValue) }"
         case let .read(atom): return "\(name[atom]).value"
-        case let .readSnapshot(observed): return observed ? "observedSnapshot.value" : "lazySnapshot.value"
+        case let .readSnapshot(derivation): return "\(derivation).value"
+        case let .copyFromSnapshot(atom, source, amount):
+            return "\(name[atom]).update { $0 = lazySnapshot.value.\(name[source]) + \(amount) }"
         case let .batchRead(first, second): return "batch { (\(name[first]).value, \(name[second]).value) }"
         }
     }
@@ -60,18 +63,38 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
         let atom = Int.random(in: 0..<3, using: &random)
         // Another atom than `atom`: batches write and read two distinct atoms.
         let other = (atom + Int.random(in: 1..<3, using: &random)) % 3
-        switch Int.random(in: 0..<8, using: &random) {
+        switch Int.random(in: 0..<10, using: &random) {
         case 0: return .write(atom: atom, value: Int.random(in: 0..<10, using: &random))
         case 1: return .increment(atom: atom, by: Int.random(in: 1...3, using: &random))
         case 2: return .copy(atom: atom, from: other, plus: Int.random(in: 1...3, using: &random))
-        case 3:
+        case 3: return .copyFromSnapshot(atom: atom, from: other, plus: Int.random(in: 1...3, using: &random))
+        case 4:
             return .batchWrite(
                 first: atom, firstValue: Int.random(in: 0..<10, using: &random),
                 second: other, secondValue: Int.random(in: 0..<10, using: &random))
-        case 4: return .read(atom: atom)
-        case 5: return .readSnapshot(observed: true)
-        case 6: return .readSnapshot(observed: false)
+        case 5: return .read(atom: atom)
+        case 6: return .readSnapshot(.observed)
+        case 7: return .readSnapshot(.lazy)
+        case 8: return .readSnapshot(.chained)
         default: return .batchRead(first: atom, second: other)
+        }
+    }
+}
+
+/// The derivations of all three atoms that operations read.
+enum SnapshotDerivation: Sendable, CustomStringConvertible {
+    /// Read by an effect, so every write brings it up to date before returning.
+    case observed
+    /// Read by nothing else: the reading thread recomputes it when it is stale.
+    case lazy
+    /// A lazy derivation that returns the lazy one's value: a read recomputes two levels.
+    case chained
+
+    var description: String {
+        switch self {
+        case .observed: return "observedSnapshot"
+        case .lazy: return "lazySnapshot"
+        case .chained: return "chainedSnapshot"
         }
     }
 }
@@ -105,7 +128,7 @@ enum AtomsModel: SequentialModel {
         case let .increment(atom, amount):
             next[atom] += amount
             return (next, .value(next[atom]))
-        case let .copy(atom, source, amount):
+        case let .copy(atom, source, amount), let .copyFromSnapshot(atom, source, amount):
             next[atom] = state[source] + amount
             return (next, .value(next[atom]))
         case let .batchWrite(first, firstValue, second, secondValue):

@@ -1,7 +1,7 @@
 import Ripple
 
-/// The Ripple side of the linearizability tests: three atoms of one runtime, two derivations of all three (one kept
-/// up to date by an effect that reads it, one that nothing observes), and the Ripple code of each ``AtomOperation``.
+/// The Ripple side of the linearizability tests: three atoms of one runtime, the derivations of all three that
+/// ``SnapshotDerivation`` lists, an effect that observes one of them, and the Ripple code of each ``AtomOperation``.
 ///
 /// The nodes live as long as this object; none is freed while threads use them.
 final class AtomsUnderTest: Sendable {
@@ -11,18 +11,21 @@ final class AtomsUnderTest: Sendable {
     private let observedSnapshot: Derivation<AtomValues>
     /// Read by nobody but the operations: the reading thread recomputes it when it is stale.
     private let lazySnapshot: Derivation<AtomValues>
+    /// Returns `lazySnapshot`'s value; read by nobody but the operations.
+    private let chainedSnapshot: Derivation<AtomValues>
     private let observer: Effect
 
     init(_ initial: AtomValues) {
         let runtime = Runtime()
         self.runtime = runtime
-        (atoms, observedSnapshot, lazySnapshot, observer) = withIsolatedRuntime(using: runtime) {
+        (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer) = withIsolatedRuntime(using: runtime) {
             let atoms = [atom(initial.a, label: "a"), atom(initial.b, label: "b"), atom(initial.c, label: "c")]
             let snapshot = { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
             let observedSnapshot = derive(label: "observedSnapshot", snapshot)
             let lazySnapshot = derive(label: "lazySnapshot", snapshot)
+            let chainedSnapshot = derive(label: "chainedSnapshot") { lazySnapshot.value }
             let observer = Effect(label: "observer") { _ = observedSnapshot.value }
-            return (atoms, observedSnapshot, lazySnapshot, observer)
+            return (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer)
         }
     }
 
@@ -53,8 +56,19 @@ final class AtomsUnderTest: Sendable {
             return .none
         case let .read(atom):
             return .value(value(of: atom))
-        case let .readSnapshot(observed):
-            return .snapshot(observed ? observedSnapshot.value : lazySnapshot.value)
+        case .readSnapshot(.observed):
+            return .snapshot(observedSnapshot.value)
+        case .readSnapshot(.lazy):
+            return .snapshot(lazySnapshot.value)
+        case .readSnapshot(.chained):
+            return .snapshot(chainedSnapshot.value)
+        case let .copyFromSnapshot(atom, source, amount):
+            let lazySnapshot = lazySnapshot
+            return .value(
+                atoms[atom].update { value in
+                    value = lazySnapshot.value[source] + amount
+                    return value
+                })
         case let .batchRead(first, second):
             let (firstValue, secondValue) = runtime.batch { (atoms[first].value, atoms[second].value) }
             return .pair(firstValue, secondValue)

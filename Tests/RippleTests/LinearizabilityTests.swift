@@ -40,8 +40,8 @@ import Testing
                 + failures.joined(separator: "\n"))
         #expect(failed == 0, comment)
         #expect(histories.count == recorder.histories)
-        // The pauses inside operations make overlaps certain even on one free core: a run of sequential histories
-        // would check nothing about concurrency.
+        // The pauses inside operations make overlapping operations the rule even with one free core; a run of only
+        // sequential histories would have checked nothing about concurrency.
         #expect(concurrent > 0, comment)
         print("LinearizabilityTests: \(threads) threads, \(concurrent) of \(histories.count) histories concurrent")
         #expect(subject.runtime.checkInvariants() == nil, comment)

@@ -83,8 +83,9 @@ func checkLinearizability<Model: SequentialModel>(
             }
             entry = timeline.next[entry]
         } else {
-            // The return of an event not yet linearized: every event still pending must come after it, so this
-            // path is dead. Undo the last choice and try the call after it instead.
+            // The return of an event not yet linearized: it had to take effect before this point, and no call
+            // before it could be linearized next, so this path is dead. Undo the last choice and try the call
+            // after that one instead.
             guard let frame = stack.popLast() else { return .notLinearizable(longestPrefix: longestPrefix) }
             state = frame.stateBefore
             linearized &= ~(1 << UInt64(timeline.event[frame.entry]))

@@ -45,8 +45,8 @@ import Testing
         #expect(concurrent > 0, comment)
         print("LinearizabilityTests: \(threads) threads, \(concurrent) of \(histories.count) histories concurrent")
         #expect(subject.runtime.checkInvariants() == nil, comment)
-        // Three atoms, three derivations, one effect: nothing leaked, nothing freed early.
-        #expect(subject.runtime.liveNodeCount == 7)
+        // Four atoms, three derivations, two effects: nothing leaked, nothing freed early.
+        #expect(subject.runtime.liveNodeCount == 9)
         subject.keepObserving()
     }
 
@@ -137,6 +137,20 @@ import Testing
             event(1, .batchRead(first: 1, second: 2), .pair(5, 1), 4, 5),
         ]
         #expect(check(inconsistent) == .notLinearizable(longestPrefix: [0, 1]))
+    }
+
+    @Test func theEffectMaintainedSumChangesWithTheWriteThatTriggersIt() {
+        // sum = a + b is part of each write: once b = 4 has returned, sum cannot still be 0.
+        let current = [
+            event(0, .write(atom: 1, value: 4), .none, 1, 2),
+            event(1, .readSum, .value(4), 3, 4),
+        ]
+        #expect(check(current) == .linearizable(order: [0, 1]))
+        let stale = [
+            event(0, .write(atom: 1, value: 4), .none, 1, 2),
+            event(1, .readSum, .value(0), 3, 4),
+        ]
+        #expect(check(stale) == .notLinearizable(longestPrefix: [0]))
     }
 
     @Test func theSearchStaysShortOnWideHistories() {

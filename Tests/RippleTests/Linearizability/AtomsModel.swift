@@ -41,6 +41,9 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
     case copyFromSnapshot(atom: Int, from: Int, plus: Int)
     /// `runtime.batch { (first.value, second.value) }` (two distinct atoms).
     case batchRead(first: Int, second: Int)
+    /// `sum.value`: an atom that an effect keeps equal to `a + b`. Effects run while the write that triggered them
+    /// still holds the graph, so no thread sees `a` or `b` changed and `sum` not yet.
+    case readSum
 
     var description: String {
         let name = AtomValues.names
@@ -55,6 +58,7 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
         case let .copyFromSnapshot(atom, source, amount):
             return "\(name[atom]).update { $0 = lazySnapshot.value.\(name[source]) + \(amount) }"
         case let .batchRead(first, second): return "batch { (\(name[first]).value, \(name[second]).value) }"
+        case .readSum: return "sum.value"
         }
     }
 
@@ -63,7 +67,7 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
         let atom = Int.random(in: 0..<3, using: &random)
         // Another atom than `atom`: batches write and read two distinct atoms.
         let other = (atom + Int.random(in: 1..<3, using: &random)) % 3
-        switch Int.random(in: 0..<10, using: &random) {
+        switch Int.random(in: 0..<11, using: &random) {
         case 0: return .write(atom: atom, value: Int.random(in: 0..<10, using: &random))
         case 1: return .increment(atom: atom, by: Int.random(in: 1...3, using: &random))
         case 2: return .copy(atom: atom, from: other, plus: Int.random(in: 1...3, using: &random))
@@ -76,6 +80,7 @@ enum AtomOperation: Equatable, Sendable, CustomStringConvertible {
         case 6: return .readSnapshot(.observed)
         case 7: return .readSnapshot(.lazy)
         case 8: return .readSnapshot(.chained)
+        case 9: return .readSum
         default: return .batchRead(first: atom, second: other)
         }
     }
@@ -141,6 +146,8 @@ enum AtomsModel: SequentialModel {
             return (state, .snapshot(state))
         case let .batchRead(first, second):
             return (state, .pair(state[first], state[second]))
+        case .readSum:
+            return (state, .value(state.a + state.b))
         }
     }
 }

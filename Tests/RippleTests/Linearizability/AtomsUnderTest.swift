@@ -1,7 +1,8 @@
 import Ripple
 
 /// The Ripple side of the linearizability tests: three atoms of one runtime, the derivations of all three that
-/// ``SnapshotDerivation`` lists, an effect that observes one of them, and the Ripple code of each ``AtomOperation``.
+/// ``SnapshotDerivation`` lists, an effect that observes one of them, an atom `sum` that another effect keeps equal
+/// to `a + b`, and the Ripple code of each ``AtomOperation``.
 ///
 /// The nodes live as long as this object; none is freed while threads use them.
 final class AtomsUnderTest: Sendable {
@@ -14,18 +15,25 @@ final class AtomsUnderTest: Sendable {
     /// Returns `lazySnapshot`'s value; read by nobody but the operations.
     private let chainedSnapshot: Derivation<AtomValues>
     private let observer: Effect
+    /// Written only by `summer`.
+    private let sum: AtomObject<Int>
+    private let summer: Effect
 
     init(_ initial: AtomValues) {
         let runtime = Runtime()
         self.runtime = runtime
-        (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer) = withIsolatedRuntime(using: runtime) {
+        (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer, sum, summer) = withIsolatedRuntime(
+            using: runtime
+        ) {
             let atoms = [atom(initial.a, label: "a"), atom(initial.b, label: "b"), atom(initial.c, label: "c")]
             let snapshot = { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
             let observedSnapshot = derive(label: "observedSnapshot", snapshot)
             let lazySnapshot = derive(label: "lazySnapshot", snapshot)
             let chainedSnapshot = derive(label: "chainedSnapshot") { lazySnapshot.value }
             let observer = Effect(label: "observer") { _ = observedSnapshot.value }
-            return (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer)
+            let sum = atom(initial.a + initial.b, label: "sum")
+            let summer = Effect(label: "summer") { sum.value = atoms[0].value + atoms[1].value }
+            return (atoms, observedSnapshot, lazySnapshot, chainedSnapshot, observer, sum, summer)
         }
     }
 
@@ -72,6 +80,8 @@ final class AtomsUnderTest: Sendable {
         case let .batchRead(first, second):
             let (firstValue, secondValue) = runtime.batch { (atoms[first].value, atoms[second].value) }
             return .pair(firstValue, secondValue)
+        case .readSum:
+            return .value(sum.value)
         }
     }
 
@@ -97,8 +107,8 @@ final class AtomsUnderTest: Sendable {
         runtime.batch { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
     }
 
-    /// Keeps the observer alive up to here; its runs are what keep `observedSnapshot` up to date.
+    /// Keeps the effects alive up to here: their runs keep `observedSnapshot` up to date and `sum` equal to `a + b`.
     func keepObserving() {
-        withExtendedLifetime(observer) {}
+        withExtendedLifetime((observer, summer)) {}
     }
 }

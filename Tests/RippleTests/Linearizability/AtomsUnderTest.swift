@@ -26,7 +26,10 @@ final class AtomsUnderTest: Sendable {
             using: runtime
         ) {
             let atoms = [atom(initial.a, label: "a"), atom(initial.b, label: "b"), atom(initial.c, label: "c")]
-            let snapshot = { AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value) }
+            // @Sendable: derivation bodies run on whichever thread reads or writes.
+            let snapshot: @Sendable () -> AtomValues = {
+                AtomValues(a: atoms[0].value, b: atoms[1].value, c: atoms[2].value)
+            }
             let observedSnapshot = derive(label: "observedSnapshot", snapshot)
             let lazySnapshot = derive(label: "lazySnapshot", snapshot)
             let chainedSnapshot = derive(label: "chainedSnapshot") { lazySnapshot.value }

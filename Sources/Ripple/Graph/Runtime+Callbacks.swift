@@ -13,9 +13,9 @@ extension Runtime {
             compute: { host, _, _, data, changed in
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    let outerEffect = state.pointee.enterEvaluation(host: host)
+                    let outer = state.pointee.enterEvaluation(host: host)
                     changed.pointee = node.compute()
-                    state.pointee.exitEvaluation(restoring: outerEffect)
+                    state.pointee.exitEvaluation(restoring: outer)
                 }
                 return .RP_OK
             },
@@ -29,9 +29,9 @@ extension Runtime {
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped).takeUnretainedValue()
                 withExtendedLifetime(node) {
                     node.handle = handle  // a first run happens before rp_node_create returns the handle
-                    let outerEffect = state.pointee.enterEvaluation(host: host)
+                    let outer = state.pointee.enterEvaluation(host: host)
                     node.runEffect()
-                    state.pointee.exitEvaluation(restoring: outerEffect)
+                    state.pointee.exitEvaluation(restoring: outer)
                 }
             },
             schedule: { _, _, handle, data in

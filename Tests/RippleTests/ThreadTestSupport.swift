@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+// Helpers for the tests that use one runtime from many OS threads (ThreadStressTests, RandomizedStressTests, the
+// cancellation and teardown regressions).
+
+/// Runs `body(index)` for each index in `0..<threads`, each on its own new OS thread; the threads start their bodies
+/// together and the call returns once every body has returned.
+func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    let arrived = StartLine(threads)
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<threads {
+            group.addTask {
+                await runOnThread(stackSize: StackSize.small) {
+                    arrived.wait()
+                    body(index)
+                }
+            }
+        }
+    }
+}
+
+/// Holds threads until all of them have arrived, so that their work overlaps.
+final class StartLine: Sendable {
+    private let expected: Int
+    private let arrived = Atomic<Int>(0)
+
+    init(_ expected: Int) {
+        self.expected = expected
+    }
+
+    func wait() {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        while arrived.load(ordering: .acquiring) < expected { sched_yield() }
+    }
+}
+
+/// Broken invariants seen on worker threads, where `#expect` has no test to report to. Keeps the first few.
+final class Violations: Sendable {
+    private let state = Locked<[String]>([])
+
+    /// The first broken invariants recorded (at most 10), in order.
+    var messages: [String] {
+        state.withLock { $0 }
+    }
+
+    func record(_ message: String) {
+        state.withLock { messages in
+            if messages.count < 10 { messages.append(message) }
+        }
+    }
+}
+
+/// A value that threads share, behind a lock. An `NSLock` rather than `Synchronization.Mutex`: on Linux the mutex
+/// waits on a futex that ThreadSanitizer does not see, so it would report the test's own state as racing.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Runs `body` on a new thread and waits at most `seconds` for it to return, without blocking a thread of the
+/// cooperative pool. False when it did not return in time: a deadlock, which the caller reports as a failure instead
+/// of hanging the suite (the stuck thread is left behind). The timeout only guards against a hang; it is never what
+/// a test measures.
+func returnsInTime(seconds: Double, _ body: @escaping @Sendable () -> Void) async -> Bool {
+    let returned = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        body()
+        returned.signal()
+    }
+    thread.stackSize = StackSize.small
+    thread.start()
+    return await runOnThread(stackSize: StackSize.small) {
+        returned.wait(timeout: .now() + seconds) == .success
+    }
+}

@@ -43,7 +43,9 @@ extension Runtime {
                 guard ripple_object_try_retain(object) else { return }  // its deinit has begun: it stops, unrun
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
-                node.handle = handle  // a first run happens before rp_node_create returns the handle
+                // A first run happens before rp_node_create returns the handle. Written only then: a scheduled
+                // update reads it on another thread without holding the graph.
+                if node.handle.generation == 0 { node.handle = handle }
                 withExtendedLifetime(node) {  // a deinit the release triggers runs after the evaluation ended
                     let outer = state.pointee.enterEvaluation(host: host)
                     node.runEffect()
@@ -54,7 +56,7 @@ extension Runtime {
                 // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
                 // where the effect learns its handle.
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    node.handle = handle
+                    if node.handle.generation == 0 { node.handle = handle }  // written once, as in `run`
                     node.scheduleUpdate()
                 }
             },

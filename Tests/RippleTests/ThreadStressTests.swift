@@ -338,22 +338,6 @@ import Testing
 
 // MARK: - Support
 
-/// Sizes and seeds of the stress runs, read once from the environment.
-private enum Stress {
-    /// RIPPLE_STRESS_ITERATIONS: iterations per thread for a long run; nil for the quick default.
-    static let requestedIterations: Int? = ProcessInfo.processInfo.environment["RIPPLE_STRESS_ITERATIONS"]
-        .flatMap { Int($0) }
-
-    /// RIPPLE_STRESS_SEED, or a fresh seed that failing expectations print.
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["RIPPLE_STRESS_SEED"]
-        .flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-
-    /// Iterations per thread: `quick` unless RIPPLE_STRESS_ITERATIONS is set.
-    static func iterations(quick: Int) -> Int {
-        requestedIterations ?? quick
-    }
-}
-
 /// Where two long sequences first differ, described briefly (nil when they are equal), so that a failure does not
 /// print thousands of numbers.
 private func firstDifference(_ actual: [Int], _ expected: [Int]) -> String? {
@@ -442,48 +426,6 @@ private final class Slot<Value: AnyObject & Sendable>: Sendable {
     var value: Value? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
-    }
-}
-
-/// A scheduler whose jobs run, in order, on a thread of their own (``runJobsUntilStopped()``) while other threads
-/// write.
-private final class ThreadScheduler: EffectScheduler {
-    private let state = Locked<(jobs: [@Sendable () -> Void], stopping: Bool)>(([], false))
-    private let wake = DispatchSemaphore(value: 0)
-
-    func schedule(_ job: @escaping @Sendable () -> Void) {
-        state.withLock { $0.jobs.append(job) }
-        wake.signal()
-    }
-
-    /// Runs jobs on a new thread until ``stop(_:)``; returns how many ran.
-    func runJobsUntilStopped() async -> Int {
-        await runOnThread(stackSize: StackSize.small) {
-            var ran = 0
-            while true {
-                self.wake.wait()
-                while true {
-                    let (job, stopped) = self.state.withLock { state in
-                        state.jobs.isEmpty ? (nil, state.stopping) : (state.jobs.removeFirst(), false)
-                    }
-                    if let job {
-                        job()
-                        ran += 1
-                    } else if stopped {
-                        return ran
-                    } else {
-                        break
-                    }
-                }
-            }
-        }
-    }
-
-    /// Lets the thread run the jobs already scheduled, then stop; returns how many jobs it ran in all.
-    func stop(_ drainer: Task<Int, Never>) async -> Int {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-        return await drainer.value
     }
 }
 

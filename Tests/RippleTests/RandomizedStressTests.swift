@@ -40,7 +40,7 @@ import Testing
         let world = StressWorld(runtime: runtime, a: a, b: b, sum: sum, scheduler: scheduler)
 
         // Bounded only so that a deadlock fails the test instead of hanging the suite.
-        let bound = 120 + Double(threads * iterations) / 50
+        let bound = 60 + Double(threads * iterations) / 100
         let returned = await returnsInTime(seconds: bound) {
             joinThreads(threads) { index in
                 var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)

@@ -79,12 +79,7 @@ import Testing
         let rounds = 150
         let runtime = Runtime()
         let source = await withIsolatedRuntime(using: runtime) { atom(0) }
-        let stopWriting = Atomic<Bool>(false)
-        let writer = Task.detached {
-            await runOnThread(stackSize: StackSize.small) {
-                while !stopWriting.load(ordering: .relaxed) { source.update { $0 += 1 } }
-            }
-        }
+        let writer = BackgroundIncrements(of: source)
         var random = SplitMix64(seed: 2)
         var finished = 0
         for _ in 0..<rounds {
@@ -105,8 +100,7 @@ import Testing
             release(&derivation)
             if await consumer.value >= 1 { finished += 1 }
         }
-        stopWriting.store(true, ordering: .relaxed)
-        await writer.value
+        await writer.stop()
         #expect(finished == rounds)  // each consumer got whole values and then the end of its sequence
         #expect(runtime.liveNodeCount == 1)
         #expect(runtime.checkInvariants() == nil)

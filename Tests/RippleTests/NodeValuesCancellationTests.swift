@@ -21,12 +21,7 @@ import Testing
         let runtime = Runtime()
         let count = await withIsolatedRuntime(using: runtime) { atom(0) }
         let baseNodes = runtime.liveNodeCount
-        let stopWriting = Atomic<Bool>(false)
-        let writer = Task.detached {
-            await runOnThread(stackSize: StackSize.small) {
-                while !stopWriting.load(ordering: .relaxed) { count.update { $0 += 1 } }
-            }
-        }
+        let writer = BackgroundIncrements(of: count)
         let finished = Locked(0)
         let violations = Violations()
         let returned = await returnsInTime(seconds: Self.deadlockBound) {
@@ -49,8 +44,7 @@ import Testing
         }
         #expect(returned, "cancelling a values consumer while another thread writes deadlocked the runtime")
         guard returned else { return }  // the writer is stuck behind the deadlock: do not wait for it
-        stopWriting.store(true, ordering: .relaxed)
-        await writer.value
+        await writer.stop()
         #expect(finished.withLock { $0 } == rounds)
         #expect(violations.messages == [])
         // Every loop ended with its task: each observer left the graph before its loop returned.
@@ -65,12 +59,7 @@ import Testing
         let runtime = Runtime()
         let count = await withIsolatedRuntime(using: runtime) { atom(0) }
         let baseNodes = runtime.liveNodeCount
-        let stopWriting = Atomic<Bool>(false)
-        let writer = Task.detached {
-            await runOnThread(stackSize: StackSize.small) {
-                while !stopWriting.load(ordering: .relaxed) { count.update { $0 += 1 } }
-            }
-        }
+        let writer = BackgroundIncrements(of: count)
         let returned = await returnsInTime(seconds: Self.deadlockBound) {
             for round in 0..<rounds {
                 let consumerEnded = DispatchSemaphore(value: 0)
@@ -87,8 +76,7 @@ import Testing
         }
         #expect(returned, "ending a values loop while another thread writes deadlocked the runtime")
         guard returned else { return }
-        stopWriting.store(true, ordering: .relaxed)
-        await writer.value
+        await writer.stop()
         #expect(runtime.liveNodeCount == baseNodes)
         #expect(runtime.liveEdgeCount == 0)
         #expect(runtime.checkInvariants() == nil)

@@ -86,6 +86,27 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 }
 
+/// Increments an atom on a thread of its own, as fast as it can, until ``stop()``: the writer other threads race.
+final class BackgroundIncrements: Sendable {
+    private let stopRequested = Atomic<Bool>(false)
+    private let thread = DispatchSemaphore(value: 0)
+
+    init(of counter: AtomObject<Int>) {
+        let thread = Thread { [self] in
+            while !stopRequested.load(ordering: .relaxed) { counter.update { $0 += 1 } }
+            self.thread.signal()
+        }
+        thread.stackSize = StackSize.small
+        thread.start()
+    }
+
+    /// Stops the writes and returns once the thread has made its last one.
+    func stop() async {
+        stopRequested.store(true, ordering: .relaxed)
+        await runOnThread(stackSize: StackSize.small) { self.thread.wait() }
+    }
+}
+
 /// Runs `body` on a new thread and waits at most `seconds` for it to return, without blocking a thread of the
 /// cooperative pool. False when it did not return in time: a deadlock, which the caller reports as a failure instead
 /// of hanging the suite (the stuck thread is left behind). The timeout only guards against a hang; it is never what

@@ -14,12 +14,12 @@ import Testing
     /// batch: the flush re-validates it for the observer while its deinit waits.
     @Test func derivationWhoseDeinitBeganIsNotRecomputed() async {
         let runtime = Runtime()
-        let source = await withIsolatedRuntime(using: runtime) { atom(1) }
+        let source = inRuntime(runtime) { atom(1) }
         let weakDerivation = WeakReference<Derivation<Int>>()
         let runs = Locked(0)
         let runsAfterDeinitBegan = Locked(0)
         let strong = Locked<Derivation<Int>?>(
-            await withIsolatedRuntime(using: runtime) {
+            inRuntime(runtime) {
                 derive {
                     let value = source.value * 2
                     runs.withLock { $0 += 1 }
@@ -47,12 +47,12 @@ import Testing
     /// waits for the graph.
     @Test func effectWhoseDeinitBeganDoesNotRun() async {
         let runtime = Runtime()
-        let source = await withIsolatedRuntime(using: runtime) { atom(1) }
+        let source = inRuntime(runtime) { atom(1) }
         let weakEffect = WeakReference<Effect>()
         let seen = Locked<[Int]>([])
         let runsAfterDeinitBegan = Locked(0)
         let strong = Locked<Effect?>(
-            await withIsolatedRuntime(using: runtime) {
+            inRuntime(runtime) {
                 Effect {
                     seen.withLock { $0.append(source.value) }
                     if !seen.withLock({ $0.count == 1 }) && weakEffect.object == nil {  // not the first run, in init
@@ -78,12 +78,12 @@ import Testing
     @Test func derivationsFreedWhileObservedAndWrittenLeaveNothingBehind() async {
         let rounds = 150
         let runtime = Runtime()
-        let source = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let source = inRuntime(runtime) { atom(0) }
         let writer = BackgroundIncrements(of: source)
         var random = SplitMix64(seed: 2)
         var finished = 0
         for _ in 0..<rounds {
-            var derivation: Derivation<[Int]>? = await withIsolatedRuntime(using: runtime) {
+            var derivation: Derivation<[Int]>? = inRuntime(runtime) {
                 derive { [source.value, source.value &+ 1] }
             }
             let iterator = derivation!.values.makeAsyncIterator()

@@ -19,7 +19,7 @@ import Testing
     @Test func cancellingTheConsumerWhileAnotherThreadWritesEndsItAndRemovesTheObserver() async {
         let rounds = 200
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = inRuntime(runtime) { atom(0) }
         let baseNodes = runtime.liveNodeCount
         let writer = BackgroundIncrements(of: count)
         let finished = Locked(0)
@@ -57,7 +57,7 @@ import Testing
     @Test func breakingOutOfTheLoopWhileAnotherThreadWritesRemovesTheObserver() async {
         let rounds = 200
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(0) }
+        let count = inRuntime(runtime) { atom(0) }
         let baseNodes = runtime.liveNodeCount
         let writer = BackgroundIncrements(of: count)
         let returned = await returnsInTime(seconds: Self.deadlockBound) {
@@ -85,7 +85,7 @@ import Testing
     /// Cancelled while waiting, with no writer: `next()` returns nil at once and the observer is gone by then.
     @Test func cancelledConsumerGetsNilAndLeavesNoObserver() async {
         let runtime = Runtime()
-        let count = await withIsolatedRuntime(using: runtime) { atom(7) }
+        let count = inRuntime(runtime) { atom(7) }
         let firstValue = DispatchSemaphore(value: 0)
         let consumer = Task.detached {
             var received: [Int] = []

@@ -27,7 +27,7 @@ import Testing
         let comment = Comment(rawValue: seedNote)
 
         let runtime = Runtime()
-        let (a, b, sum) = await withIsolatedRuntime(using: runtime) {
+        let (a, b, sum) = inRuntime(runtime) {
             let a = atom(0)
             let b = atom(0)
             return (a, b, derive { a.value + b.value })

@@ -201,7 +201,7 @@ final class SeenLog<Value: Sendable>: @unchecked Sendable {
         let iterations = 2_000
         let runtime = Runtime()
         let scheduler = ManualScheduler()
-        let (count, effect, seen) = await withIsolatedRuntime(using: runtime) {
+        let (count, effect, seen) = inRuntime(runtime) {
             let count = atom(0)
             let seen = SeenLog<Int>()
             let effect = Effect(on: scheduler) { seen.append(count.value) }

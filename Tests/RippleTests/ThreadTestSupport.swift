@@ -86,6 +86,13 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 }
 
+/// Runs `body` synchronously with `runtime` as the current runtime, from synchronous and asynchronous tests alike: a
+/// synchronous function, so it always calls the synchronous `withIsolatedRuntime(using:_:)` (an async test calling
+/// that name directly would pick the async overload, or warn about a needless `await`, depending on the overloads).
+func inRuntime<Result>(_ runtime: Runtime, _ body: () -> Result) -> Result {
+    withIsolatedRuntime(using: runtime, body)
+}
+
 /// Increments an atom on a thread of its own, as fast as it can, until ``stop()``: the writer other threads race.
 final class BackgroundIncrements: Sendable {
     private let stopRequested = Atomic<Bool>(false)

@@ -8,7 +8,8 @@ internal import CRippleThreadState
 //
 // A node's deinit can begin on one thread while another thread holds the graph: the deinit then waits in
 // rp_node_dispose, and until it gets the graph the engine may still compute or run the node (a `values` observer
-// does not keep what it observes alive). So a compute or a run first takes a strong reference with
+// does not keep what it observes alive). So a run, and a compute of a node its readers do not retain, first takes a
+// strong reference with
 // `ripple_object_try_retain` (the runtime's `swift_tryRetain`), which fails once the deinit has begun: then the body does not run, and the deinit removes the
 // node as soon as the graph is free. The reference is held for the duration of the body, so the deinit cannot begin
 // meanwhile (the body may drop the last user reference: the deinit then runs when the callback releases it, and the
@@ -19,18 +20,22 @@ extension Runtime {
             host: host,
             compute: { host, _, _, data, changed in
                 let object = data.unsafelyUnwrapped
-                guard ripple_object_try_retain(object) else {
+                let node = Unmanaged<RippleNode>.fromOpaque(object)
+                // Readers that retain the node keep it alive through the compute (they release it only in
+                // `unwatched`, under the graph this thread holds): no reference to take. Otherwise (unobserved, or
+                // observed only by a `values` observer) its deinit may have begun on another thread.
+                let mayBeDeinitializing = !node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }
+                if mayBeDeinitializing, !ripple_object_try_retain(object) {
                     changed.pointee = false  // its deinit has begun: it leaves the graph as soon as this call ends
                     return .RP_OK
                 }
-                let node = Unmanaged<RippleNode>.fromOpaque(object)
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 node._withUnsafeGuaranteedRef { node in
                     let outer = state.pointee.enterEvaluation(host: host)
                     changed.pointee = node.compute()
                     state.pointee.exitEvaluation(restoring: outer)
                 }
-                node.release()
+                if mayBeDeinitializing { node.release() }
                 return .RP_OK
             },
             commit: { _, _, _, data in

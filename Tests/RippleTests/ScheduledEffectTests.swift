@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 @_spi(Testing) import Ripple
@@ -178,6 +179,53 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
             #expect(order.values == ["sync 0", "sync 1", "scheduled 1", "sync 2"])
             withExtendedLifetime((sync, scheduled)) {}
         }
+    }
+
+    /// A job reads the effect's handle without holding the graph while `run()` on another thread runs the effect:
+    /// the run must not write the handle (ThreadSanitizer reports the race in the scheduled-effect step).
+    @Test func jobsDrainedOnOneThreadWhileAnotherThreadRunsTheEffectEndOnTheLastValue() async {
+        let iterations = 2_000
+        let runtime = Runtime()
+        let scheduler = ManualScheduler()
+        let (count, effect, seen) = inRuntime(runtime) {
+            let count = atom(0)
+            let seen = Recorder<Int>()
+            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            return (count, effect, seen)
+        }
+        let writing = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        let writerDone = Locked(false)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await runOnThread(stackSize: StackSize.small) {
+                    writing.signal()
+                    for _ in 0..<iterations { count.update { $0 += 1 } }
+                    writerDone.withLock { $0 = true }
+                }
+            }
+            group.addTask {
+                await runOnThread(stackSize: StackSize.small) {
+                    running.signal()
+                    for _ in 0..<iterations { effect.run() }
+                }
+            }
+            group.addTask {
+                await runOnThread(stackSize: StackSize.small) {
+                    writing.wait()
+                    running.wait()
+                    while !writerDone.withLock({ $0 }) { scheduler.drain() }
+                }
+            }
+        }
+        scheduler.drain()
+        effect.run()
+        let values = seen.values
+        #expect(values.last == iterations)
+        #expect(values == values.sorted())  // one order of runs: each saw a count no older than the one before
+        #expect(values.count >= iterations + 1)  // every run() ran the body, besides the jobs' runs
+        #expect(runtime.liveNodeCount == 2)
+        #expect(runtime.checkInvariants() == nil)
     }
 
     @Test func mainActorEffectRendersWritesMadeOnAnotherThread() async {

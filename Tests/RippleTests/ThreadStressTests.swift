@@ -338,38 +338,6 @@ import Testing
 
 // MARK: - Support
 
-/// Sizes and seeds of the stress runs, read once from the environment.
-private enum Stress {
-    /// RIPPLE_STRESS_ITERATIONS: iterations per thread for a long run; nil for the quick default.
-    static let requestedIterations: Int? = ProcessInfo.processInfo.environment["RIPPLE_STRESS_ITERATIONS"]
-        .flatMap { Int($0) }
-
-    /// RIPPLE_STRESS_SEED, or a fresh seed that failing expectations print.
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["RIPPLE_STRESS_SEED"]
-        .flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-
-    /// Iterations per thread: `quick` unless RIPPLE_STRESS_ITERATIONS is set.
-    static func iterations(quick: Int) -> Int {
-        requestedIterations ?? quick
-    }
-}
-
-/// Runs `body(index)` for each index in `0..<threads`, each on its own new OS thread; the threads start their bodies
-/// together and the call returns once every body has returned.
-private func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    let arrived = StartLine(threads)
-    await withTaskGroup(of: Void.self) { group in
-        for index in 0..<threads {
-            group.addTask {
-                await runOnThread(stackSize: StackSize.small) {
-                    arrived.wait()
-                    body(index)
-                }
-            }
-        }
-    }
-}
-
 /// Where two long sequences first differ, described briefly (nil when they are equal), so that a failure does not
 /// print thousands of numbers.
 private func firstDifference(_ actual: [Int], _ expected: [Int]) -> String? {
@@ -399,37 +367,6 @@ private func collectValues(_ values: NodeValues<Int>, until last: Int?) -> Task<
             if value == last { break }
         }
         return received
-    }
-}
-
-/// Holds threads until all of them have arrived, so that their work overlaps.
-private final class StartLine: Sendable {
-    private let expected: Int
-    private let arrived = Atomic<Int>(0)
-
-    init(_ expected: Int) {
-        self.expected = expected
-    }
-
-    func wait() {
-        arrived.add(1, ordering: .acquiringAndReleasing)
-        while arrived.load(ordering: .acquiring) < expected { sched_yield() }
-    }
-}
-
-/// Broken invariants seen on worker threads, where `#expect` has no test to report to. Keeps the first few.
-private final class Violations: Sendable {
-    private let state = Locked<[String]>([])
-
-    /// The first broken invariants recorded (at most 10), in order.
-    var messages: [String] {
-        state.withLock { $0 }
-    }
-
-    func record(_ message: String) {
-        state.withLock { messages in
-            if messages.count < 10 { messages.append(message) }
-        }
     }
 }
 
@@ -475,65 +412,6 @@ private final class CountingEffect: Sendable {
             body()
             counter.withLock { $0 += 1 }
         }
-    }
-}
-
-/// A value that threads share, behind a lock. An `NSLock` rather than `Synchronization.Mutex`: on Linux the mutex
-/// waits on a futex that ThreadSanitizer does not see, so it would report the test's own state as racing.
-private final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
-/// A scheduler whose jobs run, in order, on a thread of their own (``runJobsUntilStopped()``) while other threads
-/// write.
-private final class ThreadScheduler: EffectScheduler {
-    private let state = Locked<(jobs: [@Sendable () -> Void], stopping: Bool)>(([], false))
-    private let wake = DispatchSemaphore(value: 0)
-
-    func schedule(_ job: @escaping @Sendable () -> Void) {
-        state.withLock { $0.jobs.append(job) }
-        wake.signal()
-    }
-
-    /// Runs jobs on a new thread until ``stop(_:)``; returns how many ran.
-    func runJobsUntilStopped() async -> Int {
-        await runOnThread(stackSize: StackSize.small) {
-            var ran = 0
-            while true {
-                self.wake.wait()
-                while true {
-                    let (job, stopped) = self.state.withLock { state in
-                        state.jobs.isEmpty ? (nil, state.stopping) : (state.jobs.removeFirst(), false)
-                    }
-                    if let job {
-                        job()
-                        ran += 1
-                    } else if stopped {
-                        return ran
-                    } else {
-                        break
-                    }
-                }
-            }
-        }
-    }
-
-    /// Lets the thread run the jobs already scheduled, then stop; returns how many jobs it ran in all.
-    func stop(_ drainer: Task<Int, Never>) async -> Int {
-        state.withLock { $0.stopping = true }
-        wake.signal()
-        return await drainer.value
     }
 }
 

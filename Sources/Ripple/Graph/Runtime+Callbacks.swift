@@ -1,22 +1,41 @@
 internal import CRipple
+internal import CRippleThreadState
 
 // How the engine reaches Swift. Each callback is a closure literal with no captures, so it converts to a
 // @convention(c) function pointer. `host` is the runtime (unretained: the graph never outlives it) and `data` is
 // the node object (unretained: the object owns the node, and its deinit disposes it). Dispatch to the node is a
-// class-method call on RippleNode. A compute borrows the node with `_withUnsafeGuaranteedRef`, so it costs no
-// retain or release; an effect run takes a strong reference for the duration of the run, because the body may
-// drop the last user reference to the effect (its disposal is then deferred by the engine until the run ends).
+// class-method call on RippleNode.
+//
+// A node's deinit can begin on one thread while another thread holds the graph: the deinit then waits in
+// rp_node_dispose, and until it gets the graph the engine may still compute or run the node (a `values` observer
+// does not keep what it observes alive). So a run, and a compute of a node its readers do not retain, first takes a
+// strong reference with
+// `ripple_object_try_retain` (the runtime's `swift_tryRetain`), which fails once the deinit has begun: then the body does not run, and the deinit removes the
+// node as soon as the graph is free. The reference is held for the duration of the body, so the deinit cannot begin
+// meanwhile (the body may drop the last user reference: the deinit then runs when the callback releases it, and the
+// engine defers freeing a node being computed or run until that finishes).
 extension Runtime {
     static func makeCallbacks(host: UnsafeMutableRawPointer) -> rp_callbacks_t {
         rp_callbacks_t(
             host: host,
             compute: { host, _, _, data, changed in
-                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
-                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    let outerEffect = state.pointee.enterEvaluation(host: host)
-                    changed.pointee = node.compute()
-                    state.pointee.exitEvaluation(restoring: outerEffect)
+                let object = data.unsafelyUnwrapped
+                let node = Unmanaged<RippleNode>.fromOpaque(object)
+                // Readers that retain the node keep it alive through the compute (they release it only in
+                // `unwatched`, under the graph this thread holds): no reference to take. Otherwise (unobserved, or
+                // observed only by a `values` observer) its deinit may have begun on another thread.
+                let mayBeDeinitializing = !node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }
+                if mayBeDeinitializing, !ripple_object_try_retain(object) {
+                    changed.pointee = false  // its deinit has begun: it leaves the graph as soon as this call ends
+                    return .RP_OK
                 }
+                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                node._withUnsafeGuaranteedRef { node in
+                    let outer = state.pointee.enterEvaluation(host: host)
+                    changed.pointee = node.compute()
+                    state.pointee.exitEvaluation(restoring: outer)
+                }
+                if mayBeDeinitializing { node.release() }
                 return .RP_OK
             },
             commit: { _, _, _, data in
@@ -25,20 +44,24 @@ extension Runtime {
                 }
             },
             run: { host, _, handle, data in
+                let object = data.unsafelyUnwrapped
+                guard ripple_object_try_retain(object) else { return }  // its deinit has begun: it stops, unrun
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
-                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped).takeUnretainedValue()
-                withExtendedLifetime(node) {
-                    node.handle = handle  // a first run happens before rp_node_create returns the handle
-                    let outerEffect = state.pointee.enterEvaluation(host: host)
+                let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
+                // A first run happens before rp_node_create returns the handle. Written only then: a scheduled
+                // update reads it on another thread without holding the graph.
+                if node.handle.generation == 0 { node.handle = handle }
+                withExtendedLifetime(node) {  // a deinit the release triggers runs after the evaluation ended
+                    let outer = state.pointee.enterEvaluation(host: host)
                     node.runEffect()
-                    state.pointee.exitEvaluation(restoring: outerEffect)
+                    state.pointee.exitEvaluation(restoring: outer)
                 }
             },
             schedule: { _, _, handle, data in
                 // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
                 // where the effect learns its handle.
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    node.handle = handle
+                    if node.handle.generation == 0 { node.handle = handle }  // written once, as in `run`
                     node.scheduleUpdate()
                 }
             },
@@ -74,3 +97,4 @@ extension Runtime {
         )
     }
 }
+

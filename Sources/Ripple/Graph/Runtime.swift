@@ -129,11 +129,6 @@ public final class Runtime {
         state.deallocate()
     }
 
-    /// How many compute and run callbacks of this runtime are in progress on its thread.
-    var evaluationDepth: Int {
-        state.pointee.evaluationDepth
-    }
-
     /// The effect whose body is running right now, or nil.
     var runningEffect: Unmanaged<Effect>? {
         state.pointee.runningEffect
@@ -150,45 +145,42 @@ public final class Runtime {
 /// thread holding the graph reads or writes it: what other threads need (the graph, the runtime's identity) lives
 /// elsewhere, because a mutating access to this struct counts as an access to all of it.
 struct RuntimeState {
-    /// How many compute and run callbacks of this runtime are in progress on its thread.
-    var evaluationDepth = 0
-
-    /// The runtime that was evaluating on this thread when this one's depth went from 0 to 1 (restored into the
-    /// thread-local slot when it returns to 0). Unretained: it is evaluating further up the same stack.
-    var outerEvaluatingRuntime: UnsafeMutableRawPointer?
-
     /// The effect whose body is running right now (cleared while a derivation of this runtime computes), or nil.
     /// Unretained (and `Unmanaged`, so that saving and restoring it costs no retain): the run callback holds the
     /// effect strongly for the duration of its run.
     var runningEffect: Unmanaged<Effect>?
 
-    /// Called by the compute and run callbacks before they run user code. Clears `runningEffect` (a derivation's
-    /// body is not an effect body; an effect's run sets itself once its cleanups ran) and returns the value to
-    /// hand back to `exitEvaluation(restoring:)`.
+    /// Called by the compute and run callbacks before they run user code. Makes this runtime the thread's innermost
+    /// evaluating one, clears `runningEffect` (a derivation's body is not an effect body; an effect's run sets itself
+    /// once its cleanups ran) and returns what to hand back to `exitEvaluation(restoring:)`.
     /// `host` is the runtime, as the engine hands it to callbacks.
+    ///
+    /// The thread-local slot is saved on every evaluation, not only when this runtime's first one starts: runtimes
+    /// nest in any order on one thread (runtime 1's effect writes into runtime 2, whose effect runs runtime 1's
+    /// effect), and each evaluation must find its own runtime innermost and leave the slot as it found it.
     @inline(__always)
-    mutating func enterEvaluation(host: UnsafeMutableRawPointer?) -> Unmanaged<Effect>? {
-        if evaluationDepth == 0 {
-            outerEvaluatingRuntime = EvaluationThreadState.innermost
-            EvaluationThreadState.innermost = host
-        }
-        evaluationDepth &+= 1
-        let outerEffect = runningEffect
+    mutating func enterEvaluation(host: UnsafeMutableRawPointer?) -> OuterEvaluation {
+        let outer = OuterEvaluation(runtime: EvaluationThreadState.innermost, effect: runningEffect)
+        if outer.runtime != host { EvaluationThreadState.innermost = host }
         runningEffect = nil
-        return outerEffect
+        return outer
     }
 
-    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation()` returned.
+    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation(host:)` returned.
     @inline(__always)
-    mutating func exitEvaluation(restoring outerEffect: Unmanaged<Effect>?) {
-        runningEffect = outerEffect
-        evaluationDepth &-= 1
-        if evaluationDepth == 0 {
-            EvaluationThreadState.innermost = outerEvaluatingRuntime
-            outerEvaluatingRuntime = nil
-        }
+    mutating func exitEvaluation(restoring outer: OuterEvaluation) {
+        runningEffect = outer.effect
+        if EvaluationThreadState.innermost != outer.runtime { EvaluationThreadState.innermost = outer.runtime }
     }
+}
 
+/// What an evaluation replaced and puts back when it ends: the thread's innermost evaluating runtime and the
+/// runtime's running effect.
+struct OuterEvaluation {
+    /// The thread-local slot's value before the evaluation (unretained: that runtime is further up the stack).
+    let runtime: UnsafeMutableRawPointer?
+    /// The runtime's running effect before the evaluation.
+    let effect: Unmanaged<Effect>?
 }
 
 // The runtime is handed between tasks and threads. It is @unchecked because the compiler cannot see what guards its

@@ -46,6 +46,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         createNode(.RP_KIND_SOURCE)
     }
 
+    deinit {
+        // Out of the graph before `latest` and `committed` go: until then another thread's flush may commit this
+        // atom for a `values` observer, which does not keep it alive.
+        leaveGraphBeforeFreeing()
+    }
+
     /// The atom's value.
     ///
     /// Getting it records a read (inside a derivation or effect, a dependency on this atom) and returns the latest

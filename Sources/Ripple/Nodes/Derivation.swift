@@ -82,6 +82,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     deinit {
+        // Out of the graph first: until then another thread's flush may re-validate this derivation for a `values`
+        // observer (which does not keep it alive), and a compute writes `cached`.
+        leaveGraphBeforeFreeing()
         if hasValue { cached.deinitialize(count: 1) }
         cached.deallocate()
     }

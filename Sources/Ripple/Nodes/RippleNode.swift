@@ -50,9 +50,9 @@ public class RippleNode {
     /// The engine's graph of this node's runtime.
     let graph: OpaquePointer
 
-    /// The engine's handle. Set when the node is created; for an effect, by its first run or its scheduling,
-    /// which happen inside rp_node_create while the graph is held (a scheduled update may read it on another
-    /// thread as soon as the graph is released).
+    /// The engine's handle. Set once, when the node is created: for an effect, by its first run or its scheduling,
+    /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
+    /// reads it on another thread without holding the graph).
     @exclusivity(unchecked) var handle = rp_node_t()
 
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
@@ -105,10 +105,18 @@ public class RippleNode {
     }
 
     deinit {
-        if !isDisposed {
-            let status = rp_node_dispose(graph, handle)
-            if _slowPath(status != .RP_OK) { runtime.fail(status, "freeing", node: self) }
-        }
+        leaveGraphBeforeFreeing()
+    }
+
+    /// Removes the node from the graph at the start of a deinit, before the subclass frees anything its callbacks
+    /// touch. Until rp_node_dispose returns (it waits for the graph), another thread's flush may still reach the
+    /// node: a `values` observer does not keep what it observes alive. The callbacks do not run a body once the
+    /// deinit has begun (`Runtime.makeCallbacks`), but a commit still reads an atom's values. Idempotent.
+    final func leaveGraphBeforeFreeing() {
+        if isDisposed { return }
+        isDisposed = true
+        let status = rp_node_dispose(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "freeing", node: self) }
     }
 
     /// Creates this object's node in the engine. For an effect, the first run (or its scheduling) happens before

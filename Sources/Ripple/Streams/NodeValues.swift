@@ -24,10 +24,10 @@ public struct NodeValues<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     /// Starts observing for one iteration.
-    private let observe: @Sendable () -> AsyncStream<Element>
+    private let observe: @Sendable () -> Iterator
 
     init<Node: RippleNode & Sendable>(of node: Node, read: @escaping @Sendable (Node) -> Element) {
-        observe = { NodeValues.stream(of: node, read: read) }
+        observe = { NodeValues.observing(node, read: read) }
     }
 
     /// Starts observing the node: the first ``Iterator/next()`` returns its current value.
@@ -37,7 +37,7 @@ public struct NodeValues<Element: Sendable>: AsyncSequence, Sendable {
     /// let first = await iterator.next()       // the value count has now
     /// ```
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: observe().makeAsyncIterator())
+        observe()
     }
 
     /// Iterates over the values of one observation.
@@ -47,9 +47,12 @@ public struct NodeValues<Element: Sendable>: AsyncSequence, Sendable {
     /// while let value = await iterator.next() { print(value) }
     /// ```
     ///
-    /// Threading: use it from one task at a time, like any iterator.
+    /// Threading: use it from one task at a time, like any iterator. Lifetime: the observation ends when the
+    /// sequence finishes, when the iterating task is cancelled, or when the last copy of the iterator goes.
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
+        /// Owns the observer effect: removes it from the graph when the iteration ends or the iterator goes.
+        let observation: ValuesObservation
 
         /// The next value: the current one first, then the latest new one; nil once the node is freed or the
         /// task is cancelled.
@@ -58,26 +61,66 @@ public struct NodeValues<Element: Sendable>: AsyncSequence, Sendable {
         /// let value = await iterator.next()
         /// ```
         public mutating func next() async -> Element? {
-            await base.next()
+            let value = await base.next()
+            // The iteration is over: remove the observer now, on the consumer's own task, where waiting for the
+            // graph is safe, so that nothing of it is left once the loop has ended.
+            if value == nil { observation.stop() }
+            return value
         }
     }
 
     /// An observer effect of the node's runtime feeds a stream that keeps only the newest value. The effect holds
     /// the node weakly and its read does not retain it: when the node goes, the disposal re-runs the effect,
     /// which finds it gone and finishes the stream.
-    private static func stream<Node: RippleNode & Sendable>(
-        of node: Node, read: @escaping @Sendable (Node) -> Element
-    ) -> AsyncStream<Element> {
+    ///
+    /// The stream has no termination handler on purpose. Cancelling the iterating task calls that handler while
+    /// the task's status lock is held, and the graph's holder may be running the observer, whose `yield` needs
+    /// that lock to resume the consumer: a handler that waited for the graph there would deadlock the runtime.
+    /// Instead, whoever ends the iteration without waiting for anything removes the observer: the consumer when
+    /// ``Iterator/next()`` returns nil, the iterator's last copy when it goes (``ValuesObservation``), and the
+    /// observer itself at its next run once its `yield` reports the stream terminated, or once the node is gone.
+    private static func observing<Node: RippleNode & Sendable>(
+        _ node: Node, read: @escaping @Sendable (Node) -> Element
+    ) -> Iterator {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let observer = Effect(observingIn: node.runtime, label: "values of \(node.label)") { [weak node] in
+        let runtime = node.runtime
+        let observer = Effect(observingIn: runtime, label: "values of \(node.label)") { [weak node] in
             guard let node else {
                 continuation.finish()
+                runtime.cancelRunningEffect()
                 return
             }
-            continuation.yield(read(node))
+            if case .terminated = continuation.yield(read(node)) { runtime.cancelRunningEffect() }
         }
-        continuation.onTermination = { _ in observer.cancel() }
-        return stream
+        return Iterator(base: stream.makeAsyncIterator(), observation: ValuesObservation(observer))
+    }
+}
+
+/// The observer behind one iteration of a ``NodeValues`` sequence, owned by the iterator (and its copies): the
+/// observer goes when the iteration ends or when the last copy of the iterator goes, whichever comes first.
+final class ValuesObservation: Sendable {
+    private let observer: Effect
+
+    init(_ observer: Effect) {
+        self.observer = observer
+    }
+
+    /// Removes the observer from the graph (idempotent). Waits for the graph: never call it from a task
+    /// cancellation or stream termination handler.
+    func stop() {
+        observer.cancel()
+    }
+
+    deinit {
+        observer.cancel()
+    }
+}
+
+extension Runtime {
+    /// Cancels the effect whose body is running on this thread: how an observer removes itself once nobody
+    /// iterates its stream. Called only from inside an effect body, while the graph is held.
+    fileprivate func cancelRunningEffect() {
+        runningEffect?.takeUnretainedValue().cancel()
     }
 }
 

@@ -25,8 +25,10 @@ let package = Package(
             publicHeadersPath: "include",
             linkerSettings: [.linkedLibrary("ck")]
         ),
-        // The Swift module's per-thread evaluation record (a C11 _Thread_local):
-        // an implementation detail of Ripple, not part of its C API.
+        // The Swift module's C helpers: the per-thread evaluation record (a C11
+        // _Thread_local), the once-published slot of a @Derived class property,
+        // and a forwarder to the Swift runtime's try-retain. Implementation
+        // details of Ripple, not part of its C API.
         .target(
             name: "CRippleThreadState",
             path: "Sources/CRippleThreadState"

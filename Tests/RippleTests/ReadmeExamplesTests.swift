@@ -403,11 +403,12 @@ import Ripple
             let label = CounterLabel()
             let count = atom(0)
             var renders = 0
-            let render = Effect(on: .mainActor) {
+            let render = Effect {  // created on the main actor: bound to it
                 renders += 1
                 label.text = "Count: \(count.value)"
             }
-            #expect(label.text == "")  // the first run is scheduled too
+            #expect(label.text == "Count: 0")  // on the main actor, the first run happens inside init
+            #expect(renders == 1)
             await Task.detached {
                 for _ in 0..<1_000 { count.update { $0 += 1 } }
             }.value

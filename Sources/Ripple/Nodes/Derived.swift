@@ -165,11 +165,9 @@ public struct Derived<Value> {
         eager = nil
         property = DerivedProperty(
             label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
-        ) { owner, storing in
-            Derivation<Value>.storing { [weak owner] in
-                guard let owner else { DerivedProperty<Value>.ownerGone(label: label, fileID: fileID, line: line) }
-                return body(unsafeDowncast(owner, to: Owner.self))
-            }
+        ) { owner in
+            Derivation<Value>.storing(
+                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line))
         }
     }
 
@@ -199,14 +197,9 @@ public struct Derived<Value> {
         eager = nil
         property = DerivedProperty(
             label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
-        ) { owner, storing in
+        ) { owner in
             Derivation<Value>.storing(
-                { [weak owner] in
-                    guard let owner else {
-                        DerivedProperty<Value>.ownerGone(label: label, fileID: fileID, line: line)
-                    }
-                    return body(unsafeDowncast(owner, to: Owner.self))
-                }, equals: ==)
+                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line), equals: ==)
         }
     }
 
@@ -290,7 +283,7 @@ public struct Derived<Value> {
 @usableFromInline
 final class DerivedProperty<Value> {
     /// Builds the derivation's recompute for the owner (the body capturing it weakly).
-    @usableFromInline typealias MakeRecompute = (_ owner: AnyObject, _ unused: Void) -> Derivation<Value>.Recompute
+    @usableFromInline typealias MakeRecompute = (_ owner: AnyObject) -> Derivation<Value>.Recompute
 
     private let makeRecompute: MakeRecompute
     /// The runtime current when the owner was initialized: where the derivation goes.
@@ -338,12 +331,23 @@ final class DerivedProperty<Value> {
     @inline(never)
     private func create(for owner: AnyObject) -> Derivation<Value> {
         let made = Derivation(
-            recompute: makeRecompute(owner, ()), label: explicitLabel, fileID: fileID, line: line, runtime: runtime,
+            recompute: makeRecompute(owner), label: explicitLabel, fileID: fileID, line: line, runtime: runtime,
             isolation: isolation)
         let retained = Unmanaged.passRetained(made)
         if ripple_once_slot_publish(slot, retained.toOpaque()) { return made }
         retained.release()
         return Unmanaged<Derivation<Value>>.fromOpaque(ripple_once_slot_load(slot)!).takeUnretainedValue()
+    }
+
+    /// `body` applied to `owner`, which it holds weakly (the owner holds the derivation).
+    @inlinable
+    static func body<Owner: AnyObject>(
+        _ body: @escaping (Owner) -> Value, reading owner: AnyObject, label: String?, fileID: String, line: Int
+    ) -> () -> Value {
+        { [weak owner] in
+            guard let owner else { ownerGone(label: label, fileID: fileID, line: line) }
+            return body(unsafeDowncast(owner, to: Owner.self))
+        }
     }
 
     @usableFromInline @inline(never)

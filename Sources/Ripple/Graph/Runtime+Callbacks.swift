@@ -9,11 +9,11 @@ internal import CRippleThreadState
 // A node's deinit can begin on one thread while another thread holds the graph: the deinit then waits in
 // rp_node_dispose, and until it gets the graph the engine may still compute or run the node (a `values` observer
 // does not keep what it observes alive). So a run, and a compute of a node its readers do not retain, first takes a
-// strong reference with
-// `ripple_object_try_retain` (the runtime's `swift_tryRetain`), which fails once the deinit has begun: then the body does not run, and the deinit removes the
-// node as soon as the graph is free. The reference is held for the duration of the body, so the deinit cannot begin
-// meanwhile (the body may drop the last user reference: the deinit then runs when the callback releases it, and the
-// engine defers freeing a node being computed or run until that finishes).
+// strong reference with `ripple_object_try_retain` (the runtime's `swift_tryRetain`), which fails once the deinit
+// has begun: then the body does not run, and the deinit removes the node as soon as the graph is free. The
+// reference is held for the duration of the body, so the deinit cannot begin meanwhile (the body may drop the last
+// user reference: the deinit then runs when the callback releases it, and the engine defers freeing a node being
+// computed or run until that finishes).
 extension Runtime {
     static func makeCallbacks(host: UnsafeMutableRawPointer) -> rp_callbacks_t {
         rp_callbacks_t(
@@ -97,4 +97,3 @@ extension Runtime {
         )
     }
 }
-

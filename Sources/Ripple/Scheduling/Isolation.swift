@@ -36,17 +36,6 @@ enum BodyIsolation: Sendable {
         }
     }
 
-    /// Whether the calling code runs on this isolation: always for `.none`; for the main actor, whether the
-    /// main queue is the current one (the main actor's executor, on every platform, whatever thread drains it).
-    /// Another actor cannot be asked without trapping; see `preconditionIsolated`.
-    var isCurrentForMainActor: Bool {
-        switch self {
-        case .none: true
-        case .mainActor: MainActorCheck.isCurrent
-        case .actor: false
-        }
-    }
-
     /// Traps unless the calling code runs on this isolation, with `message` (which names the node and the fix).
     func preconditionIsolated(_ message: @autoclosure () -> String) {
         switch self {

@@ -4,7 +4,9 @@
  * Ripple keeps a graph of three kinds of node:
  *   - a source holds a value the host writes (an atom),
  *   - a computed holds a value the host computes from other nodes (a derivation),
- *   - an effect runs host code that reads other nodes.
+ *   - an effect runs host code that reads other nodes,
+ *   - an async node holds a value the host produces later, from a run that may
+ *     read other nodes on any thread (an async derivation; see "async nodes").
  * The engine stores no user values. The host keeps each node's value next to the
  * `data` pointer it gave at creation, tells the engine when it reads a node
  * (rp_node_read) and when it wrote a source (rp_source_set), and the engine calls
@@ -91,7 +93,8 @@ typedef enum RP_CLOSED_ENUM rp_status {
     RP_ELOOP = 7,    /* effects did not settle within the settle bound; see rp_graph_diagnostic */
     RP_ESTATE = 8,   /* the call does not fit the graph's state: an end without a matching begin */
     RP_EBUSY = 9,    /* the call would break an operation in progress (destroying a graph from a callback) */
-    RP_ECORRUPT = 10 /* _rp_graph_check found a broken invariant */
+    RP_ECORRUPT = 10, /* _rp_graph_check found a broken invariant */
+    RP_ESUPERSEDED = 11 /* the async run named is not the node's current one, or what it read changed */
 } rp_status_t;
 
 /* A static, human-readable name for a status ("RP_OK: success", ...). Never NULL;
@@ -100,7 +103,7 @@ const char *rp_status_string(rp_status_t status);
 
 /* ------------------------------------------------------------------ nodes */
 
-/* The three kinds of node. */
+/* The kinds of node. */
 typedef enum RP_CLOSED_ENUM rp_kind {
     RP_KIND_SOURCE = 0,   /* a value the host writes */
     RP_KIND_COMPUTED = 1, /* a value the host computes, lazily, from what it reads */
@@ -108,7 +111,10 @@ typedef enum RP_CLOSED_ENUM rp_kind {
     /* An effect the host runs when it chooses: when it becomes due, the engine
      * calls `schedule` (once, until the host calls rp_effect_update) instead of
      * running it, and writes made meanwhile coalesce into that one update. */
-    RP_KIND_DEFERRED_EFFECT = 3
+    RP_KIND_DEFERRED_EFFECT = 3,
+    /* A value the host produces asynchronously: to its readers a computed
+     * whose compute starts a run (see "async nodes" below). */
+    RP_KIND_ASYNC = 4
 } rp_kind_t;
 
 /* A node handle: a small value, copied freely. `slot` and `generation` name the
@@ -151,7 +157,8 @@ typedef struct rp_callbacks {
      * engine then stops propagation there), true otherwise; the first compute
      * of a node should report true. A status other than RP_OK is returned as is
      * by the read that triggered the compute, and the node stays dirty.
-     * Required for graphs that create computed nodes. */
+     * Required for graphs that create computed nodes. For an async node it
+     * starts a new run instead (see "async nodes"). */
     rp_status_t (*RP_NULLABLE compute)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                        void *RP_NULLABLE data, bool *changed);
 
@@ -256,8 +263,8 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *RP_NULLABLE message, 
  * this call returns (inside an implicit batch: effects its run triggers run
  * before the call returns too, unless a batch is open). For an effect, *out is
  * written whenever the node was created; the status then reports the first run's
- * flush (RP_ELOOP, for instance). RP_EINVAL for a kind out of range or a kind
- * whose callback is missing. */
+ * flush (RP_ELOOP, for instance). An async node starts dirty, like a computed.
+ * RP_EINVAL for a kind out of range or a kind whose callback is missing. */
 rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE data, rp_node_t *out);
 
 /* Frees a node: unlinks it from what it read and from what reads it, then calls
@@ -357,6 +364,84 @@ rp_status_t rp_untracked_end(rp_graph_t *graph);
  * its reads are recorded for), or RP_NODE_NONE: *out is RP_NODE_NONE outside
  * any compute or run, on other threads, and inside untracked sections. */
 rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
+
+/* ------------------------------------------------------------ async nodes */
+
+/* An async node (RP_KIND_ASYNC) is a computed whose value comes from a run
+ * that outlives the compute: a task on other threads that reads nodes and
+ * produces a result later, or a stream of results. Its readers see the value
+ * the host holds for it (a phase: in flight, a result, an error).
+ *
+ *   - Bringing it up to date (a read, or a re-validation, when it is dirty or
+ *     something it read changed) calls `compute`, which starts a run: the host
+ *     cancels the run in flight, if any, notes the new run's id
+ *     (rp_async_run), starts the work and sets *changed as for a computed
+ *     (whether what readers see changed, typically to "in flight"). Every
+ *     dependency of the previous run is dropped when `compute` returns; reads
+ *     made by `compute` itself are recorded as usual.
+ *   - The run records what it reads, from any thread, inside track sections
+ *     (rp_async_track_begin/end), which name the run: a read there is a
+ *     dependency of the node, as if made by its compute. A write to one of
+ *     them makes the run stale: readers of the node are marked, and the next
+ *     re-validation of the node (an effect's flush, a read) starts a new run.
+ *     An unobserved node starts nothing until it is read.
+ *   - The run delivers a result inside a resolve section
+ *     (rp_async_resolve_begin/end): the begin checks that the run is still
+ *     current and that nothing it read changed, then holds the graph while
+ *     the host stores the result; the end marks the node's readers when the
+ *     result changed what they see, and runs the effects that made due.
+ *     A run may resolve more than once (a stream) while it is current.
+ *   - A superseded or stale run gets RP_ESUPERSEDED from both begins and
+ *     changes nothing: the host drops its reads from the graph and its result.
+ *
+ * Run ids are never 0 and never reused within a graph. */
+
+/* The id of the node's current run, or 0 before its first one. RP_EKIND for
+ * other kinds. */
+rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out);
+
+/* Opens a track section for run `run` of async node `node` on the calling
+ * thread: until rp_async_track_end, the reads this thread makes (rp_node_read
+ * and read sections) are dependencies of the node, and the graph is held
+ * exclusively, as in a batch. RP_ESUPERSEDED when `run` is not the node's
+ * current run; RP_ESTATE when the calling thread is inside a compute, a run,
+ * an untracked section or another track section, where reads already have a
+ * meaning (read without a section there); RP_EKIND for other kinds. A read of
+ * the node itself (or of what depends on it) inside the section is a cycle:
+ * RP_ECYCLE. No section is open on any status but RP_OK. */
+rp_status_t rp_async_track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run);
+
+/* Closes the calling thread's track section of `node` and runs the effects
+ * its reads made due (outside batches), returning the flush's status.
+ * RP_ESTATE when this thread has no track section of `node` open, or an
+ * untracked section opened inside it is still open. */
+rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node);
+
+/* Opens a resolve section for run `run` of async node `node`: on RP_OK the
+ * calling thread holds the graph (as in a batch) and stores the run's result
+ * where readers will load it, then calls rp_async_resolve_end. When the node
+ * was only maybe stale (something upstream was written), its dependencies are
+ * re-validated first, recomputing derivations as a read would.
+ * RP_ESUPERSEDED, with nothing held or changed, when `run` is not the node's
+ * current run or something the run read changed (the node then stays stale:
+ * the next re-validation starts a new run); RP_EBUSY when the node is in a
+ * track section or re-validation in progress; RP_EKIND for other kinds. */
+rp_status_t rp_async_resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run);
+
+/* Closes the calling thread's resolve section of `node`. When `changed`, the
+ * node's readers must recompute (as after a changed compute); the effects that
+ * made due run before the call returns, outside batches, and the flush's
+ * status is returned. RP_ESTATE when the calling thread does not hold the
+ * graph. */
+rp_status_t rp_async_resolve_end(rp_graph_t *graph, rp_node_t node, bool changed);
+
+/* Starts a new run of async node `node` now, with the same inputs, observed
+ * or not: `compute` is called as for a stale node (the current run is
+ * superseded), its readers are marked when it reports a change, and the
+ * effects that made due run before the call returns (outside batches).
+ * RP_EBUSY when the node is in a track section or a walk; RP_EKIND for other
+ * kinds. */
+rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node);
 
 #if defined(__clang__)
 #pragma clang assume_nonnull end

@@ -48,7 +48,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             continue;
         }
         live++;
-        if (rec->kind > RP_KIND_EFFECT) BROKEN("node %u has kind %u", slot, rec->kind);
+        if (rec->kind > RP_KIND_ASYNC || rec->kind == RP_KIND_DEFERRED_EFFECT) {
+            BROKEN("node %u has kind %u", slot, rec->kind);
+        }
         if (rec->kind == RP_KIND_EFFECT) effects++;
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);

@@ -20,6 +20,7 @@ const char *rp_status_string(rp_status_t status) {
     case RP_ESTATE: return "RP_ESTATE: no matching begin for this end";
     case RP_EBUSY: return "RP_EBUSY: the graph is busy with an operation in progress";
     case RP_ECORRUPT: return "RP_ECORRUPT: a graph invariant is broken";
+    case RP_ESUPERSEDED: return "RP_ESUPERSEDED: the async run is no longer the node's current one";
     }
     return "RP_?: unknown status";
 }

@@ -24,6 +24,13 @@
  *   SCHEDULED (deferred effects) `schedule` was called and rp_effect_update
  *             has not been yet; the effect stays DIRTY or PENDING meanwhile.
  *
+ * An async node is a computed to every walk: DIRTY means "start a new run",
+ * and `update` calls its compute, which starts one (async.c). Its current run
+ * keeps recording reads after that compute returned, in track sections, where
+ * it is the active reader and COMPUTING, its cursor at the end of its deps (a
+ * run only adds dependencies), and each section has a fresh run stamp (so that
+ * cycle reports order it correctly): `async_run` names the run instead.
+ *
  * Invariants (checked by _rp_graph_check):
  *   - deps[i] of S names D and D.subs[deps[i].mirror] names S at mirror i,
  *     and the other way round; a node appears at most once in any deps array.
@@ -86,7 +93,10 @@ typedef struct rp_node_rec {
     uint32_t eval_parent;    /* while computing: the node computing before it */
     uint32_t next_free;      /* free list link when not live */
     uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
-    uint64_t flush_id;
+    union {
+        uint64_t flush_id;   /* effects */
+        uint64_t async_run;  /* async nodes: the run stamp of their current run, 0 before the first */
+    };
     uint64_t run_stamp;      /* stamp of its current or last run */
     uint64_t read_stamp;     /* stamp of the last run that read it */
     uint64_t order;          /* creation sequence; 0 once freed */
@@ -227,6 +237,11 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind);
 
 /* propagation.c */
 void rp_propagate(rp_graph_t *graph, uint32_t root);
+/* `slot` changed (a compute or a resolved async run reported so): its readers
+ * must recompute, everything below them re-validate. */
+void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot);
+/* Re-validates the dependencies of PENDING `root`; *dirty: it must recompute. */
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty);
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 void rp_run_effect(rp_graph_t *graph, uint32_t slot);

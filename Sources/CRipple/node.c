@@ -71,7 +71,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     *rec = (rp_node_rec_t){0};
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
-    rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED ? RP_F_DIRTY : 0);
+    rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
     rec->order = ++graph->next_order;
     rec->next_free = RP_NO_SLOT;
     rec->eval_parent = RP_NO_SLOT;
@@ -92,9 +92,9 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
 
 rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
-    if ((unsigned)kind > RP_KIND_DEFERRED_EFFECT) return RP_EINVAL;
-    if (kind == RP_KIND_COMPUTED && graph->callbacks.compute == NULL) return RP_EINVAL;
-    if (kind >= RP_KIND_EFFECT && graph->callbacks.run == NULL) return RP_EINVAL;
+    if ((unsigned)kind > RP_KIND_ASYNC) return RP_EINVAL;
+    if ((kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC) && graph->callbacks.compute == NULL) return RP_EINVAL;
+    if ((kind == RP_KIND_EFFECT || kind == RP_KIND_DEFERRED_EFFECT) && graph->callbacks.run == NULL) return RP_EINVAL;
     if (kind == RP_KIND_DEFERRED_EFFECT && graph->callbacks.schedule == NULL) return RP_EINVAL;
     rp_exclusive_enter(graph);
     rp_status_t status = create(graph, kind, data, out);

@@ -95,6 +95,12 @@ static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
     }
 }
 
+void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
+    graph->write_epoch++;
+    rp_propagate(graph, slot);
+    shallow_propagate(graph, slot);
+}
+
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, and unlinks what the run did not read again. */
 static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
@@ -124,6 +130,7 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
+        if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp; /* the run it started */
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
@@ -170,7 +177,7 @@ static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
  * and any deferred disposal for the caller to finish. */
-static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
     size_t base = graph->stack_top;
     uint32_t current = root;
     uint32_t position = 0;
@@ -198,7 +205,7 @@ static rp_status_t check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out
                     if (dep_rec->nsubs > 1) shallow_propagate(graph, dep);
                     dirty = true;
                 }
-            } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind == RP_KIND_COMPUTED) {
+            } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
                 push_frame(graph, current, position);
                 current = dep;
                 position = 0;
@@ -288,7 +295,7 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     }
     bool dirty = (flags & RP_F_DIRTY) != 0;
     if (!dirty) {
-        rp_status_t status = check_dirty(graph, slot, &dirty);
+        rp_status_t status = rp_check_dirty(graph, slot, &dirty);
         if (status) return status;
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);
@@ -442,7 +449,7 @@ rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
 }
 
 rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {
-    rp_status_t status = check_dirty(graph, slot, run);
+    rp_status_t status = rp_check_dirty(graph, slot, run);
     if (rp_rec(graph, slot)->flags & RP_F_DISPOSING) {
         rp_node_finish_if_disposing(graph, slot);
         *run = false;

@@ -86,7 +86,9 @@ rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
     /* Already read in this run? The stamp answers unless a nested run read
      * the node since (its stamp is larger); then the confirmed prefix does. */
     if (d->read_stamp == s->run_stamp) return RP_OK;
-    if (d->read_stamp > s->run_stamp) {
+    /* An async run's track sections each have their own stamp: reads of its
+     * earlier sections are in the prefix. */
+    if (d->read_stamp > s->run_stamp || s->kind == RP_KIND_ASYNC) {
         for (uint32_t i = 0; i < cursor; i++) {
             if (s->deps[i].node == dep) return RP_OK;
         }

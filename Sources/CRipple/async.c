@@ -1,0 +1,143 @@
+/*
+ * async.c: async nodes, whose runs outlive their compute.
+ *
+ * To every walk an async node is a computed (propagation.c): DIRTY means
+ * "start a new run", and bringing it up to date calls `compute`, which starts
+ * one and records its stamp in `async_run`. The run's later reads, made from
+ * any thread, enter the graph through track sections, which make the node the
+ * active reader again, appending to its deps; its result enters through a
+ * resolve section, which marks its readers like a changed compute. A run is
+ * current while `async_run` names it and nothing it read has changed: a write
+ * to one of its deps marks the node like any computed, and the next
+ * re-validation starts a new run, superseding it.
+ */
+#include "graph.h"
+
+/* Resolves an async node's handle. */
+static rp_status_t resolve_async(const rp_graph_t *graph, rp_node_t node, uint32_t *slot) {
+    rp_status_t status = rp_resolve(graph, node, slot);
+    if (status) return status;
+    return rp_rec(graph, *slot)->kind == RP_KIND_ASYNC ? RP_OK : RP_EKIND;
+}
+
+rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
+    uint32_t slot;
+    rp_status_t status = resolve_async(graph, node, &slot);
+    if (status == RP_OK) *out = rp_rec(graph, slot)->async_run;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
+    return status;
+}
+
+static rp_status_t track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
+    uint32_t slot;
+    rp_status_t status = resolve_async(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (run == 0 || rec->async_run != run) return RP_ESUPERSEDED;
+    /* Inside a compute or run, reads belong to it; inside an untracked section
+     * they belong to nobody. Either way the host reads without a section. */
+    if (graph->active_rec != NULL || graph->untracked_depth) return RP_ESTATE;
+    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    rec->flags |= RP_F_COMPUTING;
+    rec->cursor = rec->ndeps; /* a run only adds dependencies */
+    rec->run_stamp = ++graph->stamp;
+    rec->eval_parent = RP_NO_SLOT;
+    graph->active = slot;
+    graph->active_rec = rec;
+    return RP_OK;
+}
+
+rp_status_t rp_async_track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = track_begin(graph, node, run);
+    if (status) rp_exclusive_exit(graph);
+    return status;
+}
+
+rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node) {
+    if (graph == NULL) return RP_EINVAL;
+    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    /* The handle may be stale already (disposed inside the section): the
+     * active slot and its generation identify the section. */
+    uint32_t slot = graph->active;
+    rp_node_rec_t *rec = graph->active_rec;
+    if (rec == NULL || rec->kind != RP_KIND_ASYNC || slot != node.slot || rec->generation != node.generation ||
+        node.graph_tag != graph->tag || graph->untracked_depth) {
+        return RP_ESTATE;
+    }
+    rec->flags &= (uint16_t)~RP_F_COMPUTING;
+    graph->active = RP_NO_SLOT;
+    graph->active_rec = NULL;
+    rp_node_finish_if_disposing(graph, slot);
+    rp_status_t status = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+static rp_status_t resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
+    uint32_t slot;
+    rp_status_t status = resolve_async(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (run == 0 || rec->async_run != run) return RP_ESUPERSEDED;
+    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    if (rec->flags & RP_F_DIRTY) return RP_ESUPERSEDED;
+    if (rec->flags & RP_F_PENDING) {
+        bool dirty = false;
+        status = rp_check_dirty(graph, slot, &dirty);
+        if (rec->flags & RP_F_DISPOSING) {
+            rp_node_finish_if_disposing(graph, slot);
+            return RP_ESTALE;
+        }
+        if (status) return status;
+        if (dirty) {
+            /* Stale, and unobserved (an observer's flush would have started a
+             * new run already): the next re-validation starts one. Its
+             * readers are marked already. */
+            rec->flags |= RP_F_DIRTY;
+            return RP_ESUPERSEDED;
+        }
+    }
+    return RP_OK;
+}
+
+rp_status_t rp_async_resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = resolve_begin(graph, node, run);
+    if (status) {
+        /* A re-validation may have queued effects or unwatched notices. */
+        (void)rp_settle(graph);
+        rp_exclusive_exit(graph);
+    }
+    return status;
+}
+
+rp_status_t rp_async_resolve_end(rp_graph_t *graph, rp_node_t node, bool changed) {
+    if (graph == NULL) return RP_EINVAL;
+    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    uint32_t slot;
+    /* Disposed inside the section: nobody reads it any more. */
+    if (changed && resolve_async(graph, node, &slot) == RP_OK) rp_mark_readers_changed(graph, slot);
+    rp_status_t status = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+static rp_status_t restart(rp_graph_t *graph, rp_node_t node) {
+    uint32_t slot;
+    rp_status_t status = resolve_async(graph, node, &slot);
+    if (status) return status;
+    if (rp_rec(graph, slot)->flags & RP_F_BUSY) return RP_EBUSY;
+    rp_mark_dirty(graph, slot);
+    status = rp_refresh(graph, slot);
+    rp_status_t settled = rp_settle(graph);
+    return status ? status : settled;
+}
+
+rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node) {
+    return rp_call_exclusive(graph, node, restart);
+}

@@ -117,6 +117,8 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
 
     rp_status_t status = RP_OK;
     rp_node_t handle = rp_handle(graph, slot);
+    /* The run an async node's compute starts: the compute asks for its id. */
+    if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp;
     if (rec->kind == RP_KIND_EFFECT) {
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
@@ -130,7 +132,6 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
-        if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp; /* the run it started */
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */

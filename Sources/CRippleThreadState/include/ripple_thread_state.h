@@ -13,6 +13,7 @@
 /* The module's other header, included here too so that builds whose clang
  * module cache predates it (the module map is an umbrella directory, and an
  * added file does not invalidate the cache) still see it. */
+#include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
 
 extern _Thread_local void *ripple_thread_evaluating_runtime;

@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 /// One dependency graph: the atoms, derivations and effects created in it, and the edges between them.
 ///
@@ -65,6 +66,11 @@ public final class Runtime {
     /// holding the graph touches it.
     let state: UnsafeMutablePointer<RuntimeState>
 
+    /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
+    /// read checks it (one relaxed load) before looking for the run it may belong to, a task-local lookup that
+    /// synchronous code should not pay for.
+    let asyncRunsInFlight: UnsafeMutablePointer<CLong>
+
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
     @exclusivity(unchecked) private(set) var graph: OpaquePointer
 
@@ -102,6 +108,8 @@ public final class Runtime {
         self.settleBound = settleBound
         state = .allocate(capacity: 1)
         state.initialize(to: RuntimeState())
+        asyncRunsInFlight = .allocate(capacity: 1)
+        asyncRunsInFlight.initialize(to: 0)
         graph = OpaquePointer(bitPattern: 1).unsafelyUnwrapped  // replaced below, once `self` can be handed out
         let host = Unmanaged.passUnretained(self).toOpaque()
         var config = rp_graph_config_t()
@@ -127,6 +135,7 @@ public final class Runtime {
         }
         state.deinitialize(count: 1)
         state.deallocate()
+        asyncRunsInFlight.deallocate()
     }
 
     /// The effect whose body is running right now, or nil.
@@ -149,6 +158,13 @@ struct RuntimeState {
     /// Unretained (and `Unmanaged`, so that saving and restoring it costs no retain): the run callback holds the
     /// effect strongly for the duration of its run.
     var runningEffect: Unmanaged<Effect>?
+
+    /// The derivation whose body is running right now (nil while an effect's body runs): where ``onCleanup(_:)``
+    /// registers outside effects. Set and restored by `Derivation.compute()`.
+    var computingDerivation: Unmanaged<RippleNode>?
+
+    /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
+    var trackedRunNode = rp_node_t()
 
     /// Called by the compute and run callbacks before they run user code. Makes this runtime the thread's innermost
     /// evaluating one, clears `runningEffect` (a derivation's body is not an effect body; an effect's run sets itself

@@ -44,6 +44,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// more than the rest of a read.
     @usableFromInline let cached: UnsafeMutablePointer<Value>
     @usableFromInline @exclusivity(unchecked) var hasValue = false
+    /// Cleanups registered by the last run (``onCleanup(_:)-(()->Void)``), in registration order: they run before
+    /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
+    @exclusivity(unchecked) private var cleanups: [() -> Void] = []
 
     @usableFromInline
     init(
@@ -85,6 +88,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // Out of the graph first: until then another thread's flush may re-validate this derivation for a `values`
         // observer (which does not keep it alive), and a compute writes `cached`.
         leaveGraphBeforeFreeing()
+        for cleanup in cleanups { cleanup() }
         if hasValue { cached.deinitialize(count: 1) }
         cached.deallocate()
     }
@@ -130,9 +134,29 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     override func compute() -> Bool {
         if case .none = isolation {} else { checkIsolation() }
+        if _slowPath(!cleanups.isEmpty) { runCleanups() }
+        let state = self.state
+        let outer = state.pointee.computingDerivation
+        state.pointee.computingDerivation = Unmanaged.passUnretained(self)
         let changed = recompute(cached, hasValue)
+        state.pointee.computingDerivation = outer
         hasValue = true
         return changed
+    }
+
+    override func register(cleanup: @escaping () -> Void) {
+        cleanups.append(cleanup)
+    }
+
+    /// Runs and forgets the last run's cleanups, in registration order, without recording reads.
+    private func runCleanups() {
+        _ = rp_untracked_begin(graph)
+        while !cleanups.isEmpty {
+            let pending = cleanups
+            cleanups = []
+            for cleanup in pending { cleanup() }
+        }
+        _ = rp_untracked_end(graph)
     }
 
     /// The derivation's value: the same as ``value``, for code written against a wrapper whose projected value

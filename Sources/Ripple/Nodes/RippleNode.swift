@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 /// The base of every node in a Ripple graph: ``AtomObject``, ``Derivation`` and ``Effect``.
 ///
@@ -126,7 +127,7 @@ public class RippleNode {
         let status = rp_node_create(graph, kind, Unmanaged.passUnretained(self).toOpaque(), &created)
         // An effect's handle was set inside the call, while the graph was held; writing it again here, after the
         // graph was released, would race with a scheduled update reading it on another thread.
-        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED { handle = created }
+        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC { handle = created }
         if _slowPath(status != .RP_OK) { runtime.fail(status, "creating", node: self) }
     }
 
@@ -160,9 +161,15 @@ public class RippleNode {
     final func beginRead() -> UInt32 {
         // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
         // record is consulted: other threads may be evaluating in this runtime meanwhile.
-        if let innermost = EvaluationThreadState.innermost,
-           innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
+        let innermost = EvaluationThreadState.innermost
+        if let innermost, innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
             runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
+        }
+        // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked up
+        // (a task-local) while the runtime has runs in flight.
+        if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), innermost == nil,
+           let run = AsyncRun.current {
+            return beginRead(for: run)
         }
         var section = rp_read_section_t()
         let status = rp_node_read_begin(graph, handle, &section)
@@ -173,8 +180,48 @@ public class RippleNode {
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
     @usableFromInline @inline(__always)
     final func endRead(_ ticket: UInt32) {
+        if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+    }
+
+    /// The ticket of a read made inside a track section of an async run (never one the engine hands out: those
+    /// are small stripe numbers, or UInt32.max for a read by the thread holding the graph).
+    static let trackedForRunTicket = UInt32.max - 1
+
+    /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
+    /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
+    /// record nothing.
+    @inline(never)
+    private func beginRead(for run: AsyncRun) -> UInt32 {
+        if run.runtime !== unownedRuntime {
+            runtime.failForeignRead(nodeLabel: label, evaluating: Unmanaged.passUnretained(run.runtime).toOpaque())
+        }
+        let tracking = rp_async_track_begin(graph, run.node, run.id)
+        guard tracking == .RP_OK else {
+            // Superseded, its node freed, or the thread is inside an untracked section: a plain read.
+            var section = rp_read_section_t()
+            let status = rp_node_read_begin(graph, handle, &section)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+            return section.ticket
+        }
+        state.pointee.trackedRunNode = run.node  // the graph is held: the section's end finds it here
+        var section = rp_read_section_t()
+        let status = rp_node_read_begin(graph, handle, &section)
+        if _slowPath(status != .RP_OK) {
+            _ = rp_async_track_end(graph, run.node)
+            runtime.fail(status, "reading", node: self)
+        }
+        return RippleNode.trackedForRunTicket
+    }
+
+    @inline(never)
+    private func endReadForRun() {
+        var section = rp_read_section_t(ticket: UInt32.max)
+        var status = rp_node_read_end(graph, &section)
+        let status2 = rp_async_track_end(graph, state.pointee.trackedRunNode)
+        if status == .RP_OK { status = status2 }
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
     }
 
@@ -204,6 +251,12 @@ public class RippleNode {
     /// Hands an update of a deferred effect to its scheduler. Called by the engine while the graph is held.
     func scheduleUpdate() {
         preconditionFailure("Ripple: internal error: scheduleUpdate() called on \(label), which is not an effect.")
+    }
+
+    /// Keeps a cleanup registered by this node's running body (``onCleanup(_:)-(()->Void)``). Called while the
+    /// graph is held, only on derivations.
+    func register(cleanup: @escaping () -> Void) {
+        preconditionFailure("Ripple: internal error: a cleanup was registered on \(label), which has no body.")
     }
 
     /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.

@@ -1,0 +1,123 @@
+/// Where an async value stands: its run is in flight, or it finished with a value or an error.
+///
+/// ``AsyncDerivation/phase`` returns one. Switch over it to render each state, or use the accessors:
+///
+/// ```swift
+/// switch profile.phase {
+/// case .suspending: showSpinner()
+/// case .success(let user): show(user)
+/// case .failure(let error): show(error)
+/// }
+/// ```
+///
+/// Threading: a plain value; `Sendable` when `Value` is. Two phases are equal when both are ``suspending``, both
+/// are ``success(_:)`` with equal values, or both are ``failure(_:)`` with errors of the same type and the same
+/// description (errors are not `Equatable`; this is what tests compare).
+public enum AsyncPhase<Value> {
+    /// The run for the current inputs is in flight (or has not started yet).
+    case suspending
+    /// The run finished with this value.
+    case success(Value)
+    /// The run threw this error.
+    case failure(any Error)
+
+    /// The value of a ``success(_:)``, else nil.
+    ///
+    /// ```swift
+    /// let phase: AsyncPhase<Int> = .success(3)
+    /// assert(phase.value == 3)
+    /// ```
+    public var value: Value? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+
+    /// The error of a ``failure(_:)``, else nil.
+    ///
+    /// ```swift
+    /// struct Offline: Error {}
+    /// let phase: AsyncPhase<Int> = .failure(Offline())
+    /// assert(phase.error is Offline)
+    /// ```
+    public var error: (any Error)? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    /// Whether this is ``suspending``.
+    ///
+    /// ```swift
+    /// let phase: AsyncPhase<Int> = .suspending
+    /// assert(phase.isSuspending)
+    /// ```
+    public var isSuspending: Bool {
+        if case .suspending = self { return true }
+        return false
+    }
+
+    /// The same phase with its value transformed; ``suspending`` and ``failure(_:)`` are kept.
+    ///
+    /// ```swift
+    /// let phase: AsyncPhase<Int> = .success(2)
+    /// assert(phase.map { $0 * 10 }.value == 20)
+    /// ```
+    ///
+    /// - Parameter transform: applied to the value of a ``success(_:)``.
+    public func map<T>(_ transform: (Value) throws -> T) rethrows -> AsyncPhase<T> {
+        switch self {
+        case .suspending: .suspending
+        case .success(let value): .success(try transform(value))
+        case .failure(let error): .failure(error)
+        }
+    }
+
+    /// The value of a ``success(_:)``; the error of a ``failure(_:)`` is thrown; nil while ``suspending``.
+    ///
+    /// ```swift
+    /// let phase: AsyncPhase<Int> = .success(1)
+    /// assert(try phase.get() == 1)
+    /// ```
+    public func get() throws -> Value? {
+        switch self {
+        case .suspending: nil
+        case .success(let value): value
+        case .failure(let error): throw error
+        }
+    }
+}
+
+extension AsyncPhase: Sendable where Value: Sendable {}
+
+extension AsyncPhase: Equatable where Value: Equatable {
+    /// Equal phases: both suspending, successes with equal values, or failures whose errors have the same type and
+    /// description.
+    ///
+    /// ```swift
+    /// assert(AsyncPhase<Int>.success(1) == .success(1))
+    /// assert(AsyncPhase<Int>.suspending != .success(1))
+    /// ```
+    public static func == (lhs: AsyncPhase, rhs: AsyncPhase) -> Bool {
+        switch (lhs, rhs) {
+        case (.suspending, .suspending): true
+        case (.success(let a), .success(let b)): a == b
+        case (.failure(let a), .failure(let b)):
+            type(of: a) == type(of: b) && String(describing: a) == String(describing: b)
+        default: false
+        }
+    }
+}
+
+extension AsyncPhase: CustomStringConvertible {
+    /// `suspending`, `success(<value>)` or `failure(<error>)`.
+    ///
+    /// ```swift
+    /// print(AsyncPhase<Int>.success(2))   // success(2)
+    /// ```
+    public var description: String {
+        switch self {
+        case .suspending: "suspending"
+        case .success(let value): "success(\(value))"
+        case .failure(let error): "failure(\(error))"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+/// Creates an async derivation whose `Equatable` results cut propagation: a result equal to the previous one,
+/// with no ``AsyncPhase/suspending`` in between, is no change.
+///
+/// The body runs in a task started by the first read of ``AsyncDerivation/phase`` or ``AsyncDerivation/value``
+/// (directly, or by an effect or derivation that reads it), never before; again when something it read changed
+/// and the derivation is observed or read; and on ``AsyncDerivation/refresh()``. It belongs to
+/// ``Runtime/current``, and nodes it creates do too.
+///
+/// ```swift
+/// let query = atom("swift")
+/// let results = derive { () async throws -> [Repository] in
+///     try await search(query.value)
+/// }
+/// ```
+///
+/// - Parameters:
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value, reading other nodes before and after its `await`s; it should stop early when
+///     its task is cancelled (`Task.checkCancellation()`), which happens when its result is no longer wanted.
+///
+/// Threading: from any thread; the body runs on the cooperative pool, or on the actor it is isolated to.
+/// Lifetime: the derivation and its body live as long as you (or live readers, or callers awaiting its value)
+/// hold it; a run in flight does not keep it alive.
+public func derive<T: Equatable>(
+    label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async throws -> sending T
+) -> AsyncDerivation<T> {
+    AsyncDerivation(starter: starter(running: body), equals: ==, label: label, fileID: fileID, line: line)
+}
+
+/// Creates an async derivation whose results always count as changes (for values that are not `Equatable`).
+///
+/// As ``derive(label:fileID:line:_:)-(_,_,_,()->T)``, without equality: dependents re-run after every run.
+///
+/// ```swift
+/// let image = derive { () async throws -> CGImage in try await loadImage(url.value) }
+/// ```
+///
+/// - Parameters:
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value, as for the `Equatable` form.
+///
+/// Threading and lifetime: as for the `Equatable` form.
+public func derive<T>(
+    label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async throws -> sending T
+) -> AsyncDerivation<T> {
+    AsyncDerivation(starter: starter(running: body), equals: nil, label: label, fileID: fileID, line: line)
+}
+
+/// Creates an async derivation that compares successive results with your own equality.
+///
+/// When `equals(previous, new)` is true for two successive successes (no ``AsyncPhase/suspending`` in between), the
+/// new result is no change.
+///
+/// ```swift
+/// let quote = derive(equals: { abs($0 - $1) < 0.01 }) { () async throws in try await price(symbol.value) }
+/// ```
+///
+/// - Parameters:
+///   - equals: returns true when two values are the same for the derivation's readers. It must not read or write
+///     Ripple nodes.
+///   - label: the name used in trap messages; by default the file and line of this call.
+///   - fileID: the file of the call (leave the default).
+///   - line: the line of the call (leave the default).
+///   - body: computes the value, as for the `Equatable` form.
+///
+/// Threading and lifetime: as for the `Equatable` form.
+public func derive<T>(
+    equals: @escaping @Sendable (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async throws -> sending T
+) -> AsyncDerivation<T> {
+    AsyncDerivation(starter: starter(running: body), equals: equals, label: label, fileID: fileID, line: line)
+}
+
+/// Starts a run of `body`: its result resolves the run. The body returns its value as `sending`, so the compiler
+/// checks that nothing else holds it when it leaves the body's isolation for the run's task.
+private func starter<T>(
+    running body: @escaping @isolated(any) @Sendable () async throws -> sending T
+) -> AsyncDerivation<T>.Starter {
+    { run, node in
+        run.start {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            node.node?.resolve(run, with: result)
+        }
+    }
+}
+
+extension AsyncDerivation {
+    /// Follows an `AsyncSequence`: the phase is ``AsyncPhase/suspending`` until the first element, then the latest
+    /// element; ``AsyncPhase/failure(_:)`` when the sequence throws; the last element stays when it finishes.
+    ///
+    /// Iteration starts on the first read (like an async derivation's run) and stops when the derivation is
+    /// freed; ``refresh()`` iterates the sequence again from a new iterator. Every element is a change (see the
+    /// `Equatable` form for cut-off).
+    ///
+    /// ```swift
+    /// let (stream, continuation) = AsyncStream.makeStream(of: Double.self)
+    /// let price = AsyncDerivation(following: stream)
+    /// let ticker = Effect { print(price.phase) }     // suspending
+    /// continuation.yield(101.5)                       // success(101.5)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sequence: the elements to follow; iterated in a task of its own.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading: from any thread. Lifetime: freeing the derivation cancels the iteration.
+    public convenience init<S: AsyncSequence & Sendable>(
+        following sequence: S, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) where S.Element == Value {
+        self.init(
+            starter: Self.starter(iterating: sequence), equals: nil, label: label, fileID: fileID, line: line)
+    }
+
+    /// Follows an `AsyncSequence` of `Equatable` elements: an element equal to the previous one is no change.
+    ///
+    /// As ``init(following:label:fileID:line:)``, with equality.
+    ///
+    /// ```swift
+    /// let status = AsyncDerivation(following: connection.statusUpdates)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sequence: the elements to follow; iterated in a task of its own.
+    ///   - label: the name used in trap messages; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading and lifetime: as for the other form.
+    public convenience init<S: AsyncSequence & Sendable>(
+        following sequence: S, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) where S.Element == Value, Value: Equatable {
+        self.init(starter: Self.starter(iterating: sequence), equals: ==, label: label, fileID: fileID, line: line)
+    }
+
+    /// Starts a run that iterates `sequence`, resolving the run with each element (a run may resolve many times
+    /// while it is current), then with the error it throws, if any.
+    private static func starter<S: AsyncSequence & Sendable>(iterating sequence: S) -> Starter
+    where S.Element == Value {
+        { run, node in
+            run.start {
+                do {
+                    for try await element in sequence {
+                        guard let derivation = node.node, !Task.isCancelled else { return }
+                        derivation.resolve(run, with: .success(element))
+                    }
+                } catch {
+                    node.node?.resolve(run, with: .failure(error))
+                }
+            }
+        }
+    }
+}

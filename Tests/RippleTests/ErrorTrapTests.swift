@@ -194,6 +194,38 @@ import Ripple
         #expect(message.contains("onCleanup"), "\(message)")
     }
 
+    @Test func anAsyncDerivationReadingItsOwnPhaseTrapsNamingTheCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            await withIsolatedRuntime {
+                let itself = Slot<AsyncDerivation<Int>>()
+                let looping = derive(label: "looping") { () async -> Int in
+                    _ = itself.value?.phase
+                    return 1
+                }
+                itself.value = looping
+                _ = try? await looping.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("cycle"), "\(message)")
+        #expect(message.contains("looping"), "\(message)")
+    }
+
+    @Test func aSynchronousCleanupInsideAnAsyncBodyTrapsSayingWhatToWrite() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            @Sendable func registerFromSynchronousCode() { onCleanup {} }
+            await withIsolatedRuntime {
+                let loading = derive { () async -> Int in
+                    registerFromSynchronousCode()
+                    return 1
+                }
+                _ = try? await loading.value
+            }
+        }
+        let message = Self.standardError(result)
+        #expect(message.contains("await onCleanup"), "\(message)")
+    }
+
     @Test func wellBehavedGraphDoesNotTrap() async {
         await #expect(processExitsWith: .success) {
             withIsolatedRuntime {

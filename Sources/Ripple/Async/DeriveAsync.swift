@@ -77,18 +77,26 @@ public func derive<T>(
     AsyncDerivation(starter: starter(running: body), equals: equals, label: label, fileID: fileID, line: line)
 }
 
-/// Starts a run of `body`: its result resolves the run. The body returns its value as `sending`, so the compiler
-/// checks that nothing else holds it when it leaves the body's isolation for the run's task.
+/// Starts a run of `body`: its result resolves the run, on the body's actor (so that effects isolated to it, a
+/// main-actor view model's, run inline with the result instead of in another job). The body returns its value as
+/// `sending`, so the compiler checks that nothing else holds it when the run's task applies it.
 private func starter<T>(
     running body: @escaping @isolated(any) @Sendable () async throws -> sending T
 ) -> AsyncDerivation<T>.Starter {
     { run, node in
         run.start {
-            let result: Result<T, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            node.node?.resolve(run, with: result)
+            await runAndResolve(on: body.isolation, body, run: run, node: node)
         }
     }
+}
+
+private func runAndResolve<T>(
+    on actor: isolated (any Actor)?, _ body: @isolated(any) () async throws -> sending T, run: AsyncRun,
+    node: WeakAsyncDerivation<T>
+) async {
+    let result: Result<T, any Error>
+    do { result = .success(try await body()) } catch { result = .failure(error) }
+    node.node?.resolve(run, with: result)
 }
 
 extension AsyncDerivation {

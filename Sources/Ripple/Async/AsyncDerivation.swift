@@ -4,7 +4,7 @@ internal import CRipple
 /// is in flight or finished, and ``value`` awaits the result.
 ///
 /// Create one with `derive { () async throws -> Value in ... }`, or follow an `AsyncSequence` with
-/// ``init(following:label:fileID:line:)``. Like a ``Derivation`` it is lazy: nothing starts before the first read of
+/// ``init(following:label:fileID:line:)-40g2q``. Like a ``Derivation`` it is lazy: nothing starts before the first read of
 /// ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple read
 /// its body makes, before or after an `await`, in child tasks too (`async let`, task groups), is a dependency of the
 /// run; detached tasks are not part of the run.

@@ -130,7 +130,7 @@ extension AsyncDerivation {
 
     /// Follows an `AsyncSequence` of `Equatable` elements: an element equal to the previous one is no change.
     ///
-    /// As ``init(following:label:fileID:line:)``, with equality.
+    /// As ``init(following:label:fileID:line:)-40g2q``, with equality.
     ///
     /// ```swift
     /// let status = AsyncDerivation(following: connection.statusUpdates)

@@ -159,7 +159,7 @@ struct RuntimeState {
     /// effect strongly for the duration of its run.
     var runningEffect: Unmanaged<Effect>?
 
-    /// The derivation whose body is running right now (nil while an effect's body runs): where ``onCleanup(_:)``
+    /// The derivation whose body is running right now (nil while an effect's body runs): where ``onCleanup(_:)-37wcr``
     /// registers outside effects. Set and restored by `Derivation.compute()`.
     var computingDerivation: Unmanaged<RippleNode>?
 

@@ -44,7 +44,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// more than the rest of a read.
     @usableFromInline let cached: UnsafeMutablePointer<Value>
     @usableFromInline @exclusivity(unchecked) var hasValue = false
-    /// Cleanups registered by the last run (``onCleanup(_:)-(()->Void)``), in registration order: they run before
+    /// Cleanups registered by the last run (``onCleanup(_:)-37wcr``), in registration order: they run before
     /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
     @exclusivity(unchecked) private var cleanups: [() -> Void] = []
 

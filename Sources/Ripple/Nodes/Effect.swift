@@ -7,7 +7,7 @@ internal import CRipple
 /// value is equal, the effect does not run), the effect runs again. Effects triggered by one change or one batch
 /// run in the order they were created, each at most once per flush unless a write made during the flush triggers
 /// it again. Each run happens inside an implicit batch: its writes apply at once, and the effects they trigger
-/// run after it returns. Register work to undo with ``onCleanup(_:)``.
+/// run after it returns. Register work to undo with ``onCleanup(_:)-37wcr``.
 ///
 /// ```swift
 /// @Atom var count = 0

@@ -253,7 +253,7 @@ public class RippleNode {
         preconditionFailure("Ripple: internal error: scheduleUpdate() called on \(label), which is not an effect.")
     }
 
-    /// Keeps a cleanup registered by this node's running body (``onCleanup(_:)-(()->Void)``). Called while the
+    /// Keeps a cleanup registered by this node's running body (``onCleanup(_:)-37wcr``). Called while the
     /// graph is held, only on derivations.
     func register(cleanup: @escaping () -> Void) {
         preconditionFailure("Ripple: internal error: a cleanup was registered on \(label), which has no body.")

@@ -129,6 +129,32 @@ import Testing
         }
     }
 
+    @Test func readsInTaskGroupsAreDependenciesAndReadsInDetachedTasksAreNot() async throws {
+        try await withIsolatedRuntime { () async throws in
+            let grouped = atom(1), detached = atom(10)
+            let runs = RunCount()
+            let sum = derive { () async -> Int in
+                runs.increment()
+                let fromGroup = await withTaskGroup(of: Int.self) { group in
+                    group.addTask { grouped.value }
+                    return await group.next()!
+                }
+                let fromDetached = await Task.detached { detached.value }.value
+                return fromGroup + fromDetached
+            }
+            let log = AwaitableLog<AsyncPhase<Int>>()
+            let render = Effect { log.append(sum.phase) }
+            #expect(try await sum.value == 11)
+            detached.value = 20  // not a dependency: nothing runs
+            grouped.value = 2
+            #expect(try await sum.value == 22)
+            #expect(runs.value == 2)
+            await log.waitUntil(count: 4)
+            #expect(log.values == [.suspending, .success(11), .suspending, .success(22)])
+            _ = render
+        }
+    }
+
     @Test func aChainOfAsyncDerivationsUpdatesEndToEnd() async throws {
         try await withIsolatedRuntime { () async throws in
             let id = atom(1)
@@ -203,6 +229,24 @@ import Testing
             await log.waitUntil(count: 4)
             #expect(log.values == [.suspending, .success(1), .suspending, .success(2)])
             _ = render
+        }
+    }
+
+    @Test func cancellingACallerOfValueThrowsCancellationErrorAndLeavesTheRunGoing() async throws {
+        try await withIsolatedRuntime { () async throws in
+            let gate = Gate<Void>()
+            let started = Gate<Void>()
+            let number = derive { () async -> Int in
+                started.open()
+                await gate.wait()
+                return 7
+            }
+            let caller = Task { try await number.value }
+            await started.wait()
+            caller.cancel()
+            await #expect(throws: CancellationError.self) { try await caller.value }
+            gate.open()
+            #expect(try await number.value == 7)  // the run was not cancelled with its caller
         }
     }
 

@@ -109,7 +109,12 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
     override func compute() -> Bool {
-        currentRun?.end()
+        if let previous = currentRun {
+            // Its cleanups are user code: what they read is not a dependency of the new run.
+            _ = rp_untracked_begin(graph)
+            previous.end()
+            _ = rp_untracked_end(graph)
+        }
         var id: UInt64 = 0
         let status = rp_async_run(graph, handle, &id)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "starting a run of", node: self) }

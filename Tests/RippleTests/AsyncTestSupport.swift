@@ -54,9 +54,9 @@ final class AwaitableLog<Value: Sendable>: @unchecked Sendable {
     func append(_ value: Value) {
         let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
             storage.append(value)
-            let (met, waiting) = (waiters.filter { $0.count <= storage.count }, waiters.filter { $0.count > storage.count })
-            waiters = waiting
-            return met.map(\.continuation)
+            let count = storage.count
+            defer { waiters.removeAll { $0.count <= count } }
+            return waiters.filter { $0.count <= count }.map(\.continuation)
         }
         for waiter in ready { waiter.resume() }
     }

@@ -1,11 +1,15 @@
+// Async/: values computed by async bodies (async derivations and followed AsyncSequences). Built on the engine's
+// async nodes (include/ripple.h, "async nodes"): a node's compute starts a run (`AsyncRun`, a task), the run's reads
+// reach the engine through track sections (`RippleNode.beginRead`), its result through a resolve section
+// (`AsyncDerivation.resolve`), and `value` waits with an observer effect (`PhaseWaiter`).
 internal import CRipple
 
 /// A value computed by an `async` body from other nodes: its ``phase`` says whether the run for the current inputs
 /// is in flight or finished, and ``value`` awaits the result.
 ///
 /// Create one with `derive { () async throws -> Value in ... }`, or follow an `AsyncSequence` with
-/// ``init(following:label:fileID:line:)-40g2q``. Like a ``Derivation`` it is lazy: nothing starts before the first read of
-/// ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple read
+/// ``init(following:label:fileID:line:)-40g2q``. Like a ``Derivation`` it is lazy: nothing starts before the first
+/// read of ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple read
 /// its body makes, before or after an `await`, in child tasks too (`async let`, task groups), is a dependency of the
 /// run; detached tasks are not part of the run.
 ///

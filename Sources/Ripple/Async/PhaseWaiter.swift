@@ -53,7 +53,9 @@ final class PhaseWaiter {
         finish(with: .failure(CancellationError()), marking: \.cancelled)
     }
 
-    private func finish(with outcome: Result<Void, any Error>, marking flag: ReferenceWritableKeyPath<PhaseWaiter, Bool>) {
+    private func finish(
+        with outcome: Result<Void, any Error>, marking flag: ReferenceWritableKeyPath<PhaseWaiter, Bool>
+    ) {
         let waiting = withLock {
             if continuation == nil { self[keyPath: flag] = true }
             defer { continuation = nil }

@@ -6,8 +6,8 @@ internal import CRippleThreadState
 /// evaluating ``Runtime``. Every evaluation saves the slot, points it at its own runtime and puts the saved value
 /// back when it returns (`RuntimeState.enterEvaluation(host:)`), so any nesting of runtimes on one thread leaves the
 /// innermost one in the slot. A read checks that the slot is empty or names its own runtime: a node of one runtime
-/// read inside another runtime's derivation or effect could not be tracked. ``onCleanup(_:)-37wcr`` uses it to find the
-/// running effect.
+/// read inside another runtime's derivation or effect could not be tracked. ``onCleanup(_:)-37wcr`` uses it to find
+/// the running effect or derivation.
 enum EvaluationThreadState {
     /// The innermost runtime evaluating on this thread, as `Unmanaged<Runtime>` opaque pointer, or nil.
     static var innermost: UnsafeMutableRawPointer? {

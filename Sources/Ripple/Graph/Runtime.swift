@@ -159,8 +159,8 @@ struct RuntimeState {
     /// effect strongly for the duration of its run.
     var runningEffect: Unmanaged<Effect>?
 
-    /// The derivation whose body is running right now (nil while an effect's body runs): where ``onCleanup(_:)-37wcr``
-    /// registers outside effects. Set and restored by `Derivation.compute()`.
+    /// The derivation whose body is running right now (an effect's run leaves it as it was: `runningEffect` comes
+    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by `Derivation.compute()`.
     var computingDerivation: Unmanaged<RippleNode>?
 
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).

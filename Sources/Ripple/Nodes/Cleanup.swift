@@ -4,7 +4,7 @@
 /// Cleanups run in registration order, without recording reads. Call `onCleanup` from inside an effect's or a
 /// derivation's body (directly or in functions it calls, including inside ``untracked(_:)`` and ``batch(_:)``);
 /// anywhere else it traps. Inside the body of an async derivation, `await onCleanup { }` registers a `Sendable`
-/// cleanup for the run instead (``onCleanup(_:)-37wcr``).
+/// cleanup for the run instead (``onCleanup(_:)-66dcx``).
 ///
 /// ```swift
 /// let interval = atom(1.0)

@@ -1,7 +1,7 @@
 internal import CRipple
 internal import CRippleThreadState
 
-/// The base of every node in a Ripple graph: ``AtomObject``, ``Derivation`` and ``Effect``.
+/// The base of every node in a Ripple graph: ``AtomObject``, ``Derivation``, ``AsyncDerivation`` and ``Effect``.
 ///
 /// A node is one vertex of its runtime's dependency graph. It has a ``label`` that names it in every trap message
 /// and the ``runtime`` it belongs to. You never create a `RippleNode` directly and cannot subclass it: use

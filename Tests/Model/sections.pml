@@ -29,6 +29,11 @@
  *               promise is taken in the same step as that access.
  *   `owner` and reentrancy are not modelled: only the owning thread reads
  *   the owner word for anything (its own identity), so it orders nothing.
+ *   Every other call is one of these two shapes: batches, untracked
+ *   sections and the async nodes' track and resolve sections
+ *   (rp_async_track_begin/end, rp_async_resolve_begin/end, async.c) hold
+ *   the graph exclusively from begin to end, as a writer here; the async
+ *   calls add no step of their own to the protocol.
  *
  * The memory model. Every step is sequentially consistent, except where a
  * fence of sections.c is switched off:

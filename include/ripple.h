@@ -304,7 +304,10 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
  * brought up to date first (recomputed if something it read changed); a written
  * source is committed. Inside a computed's compute or an effect's run, and
  * outside untracked sections, the node becomes a dependency of that reader.
- * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed.
+ * RP_EKIND for effects, RP_ECYCLE when the node is itself being computed, or
+ * reads (directly or through others) a node being computed on this thread:
+ * tracked or not, such a read could only give a value computed from what
+ * that compute is about to replace.
  * Outside batches and runs, effects that an earlier flush left queued (it
  * stopped with an error) were due before the read: they run first, so the
  * value read includes what they write; if they fail again, the read returns
@@ -361,8 +364,9 @@ rp_status_t rp_untracked_begin(rp_graph_t *graph);
 rp_status_t rp_untracked_end(rp_graph_t *graph);
 
 /* The node whose compute or run is in progress on the calling thread (the one
- * its reads are recorded for), or RP_NODE_NONE: *out is RP_NODE_NONE outside
- * any compute or run, on other threads, and inside untracked sections. */
+ * its reads are recorded for; an async node inside its track section), or
+ * RP_NODE_NONE: *out is RP_NODE_NONE outside any compute, run or track
+ * section, on other threads, and inside untracked sections. */
 rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
 
 /* ------------------------------------------------------------ async nodes */
@@ -375,10 +379,14 @@ rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
  *   - Bringing it up to date (a read, or a re-validation, when it is dirty or
  *     something it read changed) calls `compute`, which starts a run: the host
  *     cancels the run in flight, if any, notes the new run's id
- *     (rp_async_run), starts the work and sets *changed as for a computed
- *     (whether what readers see changed, typically to "in flight"). Every
- *     dependency of the previous run is dropped when `compute` returns; reads
- *     made by `compute` itself are recorded as usual.
+ *     (rp_async_run, which names the new run from the moment `compute` is
+ *     called, so the host passes it to the work it starts), starts the work
+ *     and sets *changed as for a computed (whether what readers see changed,
+ *     typically to "in flight"). Every dependency of the previous run is
+ *     dropped when `compute` returns; reads made by `compute` itself are
+ *     recorded as usual. A `compute` that fails supersedes the run before it
+ *     all the same, and the run it started is not current either (the node
+ *     stays dirty: the next re-validation calls `compute` again).
  *   - The run records what it reads, from any thread, inside track sections
  *     (rp_async_track_begin/end), which name the run: a read there is a
  *     dependency of the node, as if made by its compute. A write to one of
@@ -391,6 +399,8 @@ rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
  *     the host stores the result; the end marks the node's readers when the
  *     result changed what they see, and runs the effects that made due.
  *     A run may resolve more than once (a stream) while it is current.
+ *     The section is not a batch: a call made inside it (a write, a
+ *     disposal) runs its effects before it returns, as anywhere else.
  *   - A superseded or stale run gets RP_ESUPERSEDED from both begins and
  *     changes nothing: the host drops its reads from the graph and its result.
  *
@@ -404,11 +414,18 @@ rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out)
  * thread: until rp_async_track_end, the reads this thread makes (rp_node_read
  * and read sections) are dependencies of the node, and the graph is held
  * exclusively, as in a batch. RP_ESUPERSEDED when `run` is not the node's
- * current run; RP_ESTATE when the calling thread is inside a compute, a run,
- * an untracked section or another track section, where reads already have a
- * meaning (read without a section there); RP_EKIND for other kinds. A read of
- * the node itself (or of what depends on it) inside the section is a cycle:
- * RP_ECYCLE. No section is open on any status but RP_OK. */
+ * current run, or is known to be stale (a resolve was refused, a dependency
+ * was disposed); when a dependency was only written, the section opens and
+ * the resolve decides. RP_ESTATE when the calling thread is inside a
+ * compute, a run, an untracked section or another track section, where reads
+ * already have a meaning (read without a section there); RP_EBUSY when the
+ * node is being re-validated; RP_EKIND for other kinds. A read of the node
+ * itself, or of a node that reads it (directly or through others, up to
+ * date or not), inside the section is a cycle: the read returns RP_ECYCLE,
+ * records nothing and computes nothing, and rp_graph_diagnostic names the
+ * node, the node read, then those in between. While the section is open,
+ * rp_graph_tracking names the node. No section is open on any status but
+ * RP_OK. */
 rp_status_t rp_async_track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run);
 
 /* Closes the calling thread's track section of `node` and runs the effects
@@ -422,25 +439,30 @@ rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node);
  * where readers will load it, then calls rp_async_resolve_end. When the node
  * was only maybe stale (something upstream was written), its dependencies are
  * re-validated first, recomputing derivations as a read would.
- * RP_ESUPERSEDED, with nothing held or changed, when `run` is not the node's
- * current run or something the run read changed (the node then stays stale:
- * the next re-validation starts a new run); RP_EBUSY when the node is in a
- * track section or re-validation in progress; RP_EKIND for other kinds. */
+ * RP_ESUPERSEDED, with nothing held, when `run` is not the node's current run
+ * or something the run read changed (the node is then left dirty: the next
+ * re-validation starts a new run, and track sections of the run are
+ * refused); RP_EBUSY when the node is in a track section or re-validation in
+ * progress; RP_ESTATE when the calling thread has a resolve section open
+ * already (one at a time per graph); a status the re-validation met (a
+ * compute's error, RP_ECYCLE) is returned as is, with nothing held. */
 rp_status_t rp_async_resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run);
 
 /* Closes the calling thread's resolve section of `node`. When `changed`, the
  * node's readers must recompute (as after a changed compute); the effects that
  * made due run before the call returns, outside batches, and the flush's
- * status is returned. RP_ESTATE when the calling thread does not hold the
- * graph. */
+ * status is returned. A node disposed inside the section marks nothing (the
+ * disposal marked its readers). RP_ESTATE, changing nothing, when the
+ * calling thread has no resolve section of `node` open (holding the graph
+ * for a batch, a section or a callback is not one). */
 rp_status_t rp_async_resolve_end(rp_graph_t *graph, rp_node_t node, bool changed);
 
 /* Starts a new run of async node `node` now, with the same inputs, observed
  * or not: `compute` is called as for a stale node (the current run is
  * superseded), its readers are marked when it reports a change, and the
  * effects that made due run before the call returns (outside batches).
- * RP_EBUSY when the node is in a track section or a walk; RP_EKIND for other
- * kinds. */
+ * A failing `compute` is returned as is (see above). RP_EBUSY when the node
+ * is in a track section or a walk; RP_EKIND for other kinds. */
 rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node);
 
 #if defined(__clang__)

@@ -36,11 +36,15 @@ static rp_status_t track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) 
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (run == 0 || rec->async_run != run) return RP_ESUPERSEDED;
+    /* Something it read changed (and a resolve or a failed compute found
+     * so): its reads would be recorded for a run whose result is refused.
+     * Only PENDING, it may still be current; the resolve re-validates. */
+    if (rec->flags & RP_F_DIRTY) return RP_ESUPERSEDED;
     /* Inside a compute or run, reads belong to it; inside an untracked section
      * they belong to nobody. Either way the host reads without a section. */
     if (graph->active_rec != NULL || graph->untracked_depth) return RP_ESTATE;
     if (rec->flags & RP_F_BUSY) return RP_EBUSY;
-    rec->flags |= RP_F_COMPUTING;
+    rec->flags |= RP_F_COMPUTING | RP_F_TRACKING;
     rec->cursor = rec->ndeps; /* a run only adds dependencies */
     rec->run_stamp = ++graph->stamp;
     rec->eval_parent = RP_NO_SLOT;
@@ -68,7 +72,7 @@ rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node) {
         node.graph_tag != graph->tag || graph->untracked_depth) {
         return RP_ESTATE;
     }
-    rec->flags &= (uint16_t)~RP_F_COMPUTING;
+    rec->flags &= (uint16_t)~(RP_F_COMPUTING | RP_F_TRACKING);
     graph->active = RP_NO_SLOT;
     graph->active_rec = NULL;
     rp_node_finish_if_disposing(graph, slot);
@@ -107,8 +111,11 @@ static rp_status_t resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run
 rp_status_t rp_async_resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
     if (graph == NULL) return RP_EINVAL;
     rp_exclusive_enter(graph);
-    rp_status_t status = resolve_begin(graph, node, run);
-    if (status) {
+    /* One resolve section at a time: its end names it by the node alone. */
+    rp_status_t status = graph->resolving.generation != 0 ? RP_ESTATE : resolve_begin(graph, node, run);
+    if (status == RP_OK) {
+        graph->resolving = node;
+    } else {
         /* A re-validation may have queued effects or unwatched notices. */
         (void)rp_settle(graph);
         rp_exclusive_exit(graph);
@@ -118,7 +125,15 @@ rp_status_t rp_async_resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t r
 
 rp_status_t rp_async_resolve_end(rp_graph_t *graph, rp_node_t node, bool changed) {
     if (graph == NULL) return RP_EINVAL;
-    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    /* Holding the graph is not enough: a batch, an untracked section or a
+     * callback holds it too, and exiting here would end their hold. */
+    if (!rp_exclusive_held(graph)) return RP_ESTATE; /* before reading what the holder writes */
+    rp_node_t open = graph->resolving;
+    if (open.generation == 0 || open.slot != node.slot || open.generation != node.generation ||
+        open.graph_tag != node.graph_tag) {
+        return RP_ESTATE;
+    }
+    graph->resolving = RP_NODE_NONE;
     uint32_t slot;
     /* Disposed inside the section: nobody reads it any more. */
     if (changed && resolve_async(graph, node, &slot) == RP_OK) rp_mark_readers_changed(graph, slot);
@@ -140,4 +155,73 @@ static rp_status_t restart(rp_graph_t *graph, rp_node_t node) {
 
 rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node) {
     return rp_call_exclusive(graph, node, restart);
+}
+
+rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target) {
+    /* Depth first through what reads `slot`, on the walk stack (each node is
+     * pushed at most once, so it has room: two frames per live node), marking
+     * what it visited SEEN so that a node reached twice is walked once. */
+    size_t base = graph->stack_top;
+    uint32_t node = slot;
+    uint32_t position = 0;
+    bool found = false;
+    for (;;) {
+        rp_node_rec_t *rec = rp_rec(graph, node);
+        if (position < rec->nsubs) {
+            uint32_t sub = rec->subs[position++].node;
+            rp_node_rec_t *sub_rec = rp_rec(graph, sub);
+            if (sub == target) {
+                found = true;
+                break;
+            }
+            if (sub_rec->nsubs == 0 || (sub_rec->flags & RP_F_SEEN)) continue;
+            sub_rec->flags |= RP_F_SEEN;
+            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, 0};
+            node = sub;
+            position = 0;
+            continue;
+        }
+        if (graph->stack_top == base) break;
+        rp_frame_t frame = graph->stack[--graph->stack_top];
+        node = frame.node;
+        position = frame.position;
+    }
+    if (found) {
+        /* The path is slot, the frames' nodes after it, then `node`, each
+         * reading the one before, and `target` reads `node`: the cycle, in
+         * the order the run's read reaches them, is slot, target, `node`,
+         * then the path back towards slot. */
+        size_t between = graph->stack_top - base; /* the frames after slot, and `node` */
+        rp_node_t *nodes = rp_diagnostic_reserve(graph, 2 + between);
+        if (nodes != NULL) {
+            nodes[0] = rp_handle(graph, slot);
+            nodes[1] = rp_handle(graph, target);
+            if (between) {
+                nodes[2] = rp_handle(graph, node);
+                for (size_t i = 1; i < between; i++) nodes[2 + i] = rp_handle(graph, graph->stack[graph->stack_top - i].node);
+            }
+        }
+    }
+    /* Clears the marks: every marked node was reached through marked nodes. */
+    graph->stack_top = base;
+    node = slot;
+    position = 0;
+    for (;;) {
+        rp_node_rec_t *rec = rp_rec(graph, node);
+        if (position < rec->nsubs) {
+            uint32_t sub = rec->subs[position++].node;
+            rp_node_rec_t *sub_rec = rp_rec(graph, sub);
+            if (!(sub_rec->flags & RP_F_SEEN)) continue;
+            sub_rec->flags &= (uint16_t)~RP_F_SEEN;
+            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, 0};
+            node = sub;
+            position = 0;
+            continue;
+        }
+        if (graph->stack_top == base) break;
+        rp_frame_t frame = graph->stack[--graph->stack_top];
+        node = frame.node;
+        position = frame.position;
+    }
+    return found ? RP_ECYCLE : RP_OK;
 }

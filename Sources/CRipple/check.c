@@ -62,6 +62,15 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & (RP_F_DEFERRED | RP_F_SCHEDULED)) && rec->kind != RP_KIND_EFFECT) {
             BROKEN("non-effect %u is deferred", slot);
         }
+        if ((rec->flags & RP_F_TRACKING) && (rec->kind != RP_KIND_ASYNC || !(rec->flags & RP_F_COMPUTING))) {
+            BROKEN("node %u is tracking but not an async node in a section", slot);
+        }
+        if (rec->kind == RP_KIND_ASYNC) {
+            /* A compute names its run before it calls the host. */
+            if (rec->async_run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
+            if (rec->async_run > graph->stamp) BROKEN("async node %u names run %llu, not started yet", slot,
+                                                      (unsigned long long)rec->async_run);
+        }
         if (idle && !graph->batch_depth && rec->kind == RP_KIND_EFFECT && (rec->flags & RP_F_STALE) &&
             !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
             BROKEN("effect %u is stale but neither queued nor scheduled", slot);

@@ -23,13 +23,20 @@
  *   DEFERRED  (effects) created as RP_KIND_DEFERRED_EFFECT: the host runs it.
  *   SCHEDULED (deferred effects) `schedule` was called and rp_effect_update
  *             has not been yet; the effect stays DIRTY or PENDING meanwhile.
+ *   TRACKING  (async nodes) a track section of its current run is open.
  *
  * An async node is a computed to every walk: DIRTY means "start a new run",
  * and `update` calls its compute, which starts one (async.c). Its current run
  * keeps recording reads after that compute returned, in track sections, where
  * it is the active reader and COMPUTING, its cursor at the end of its deps (a
  * run only adds dependencies), and each section has a fresh run stamp (so that
- * cycle reports order it correctly): `async_run` names the run instead.
+ * cycle reports order it correctly): `async_run` names the run instead. A
+ * compute sets `async_run` before it calls the host, so that the host can
+ * name the run it starts. Unlike a compute, a track section starts with the
+ * node's readers up to date, so reading one of them there is a cycle that no
+ * check walk meets: a new dependency of a section is checked for one
+ * (rp_async_check_cycle). The one resolve section open, if any, is
+ * `resolving`: it holds the graph, so it is the holding thread's.
  *
  * Invariants (checked by _rp_graph_check):
  *   - deps[i] of S names D and D.subs[deps[i].mirror] names S at mirror i,
@@ -66,6 +73,7 @@ enum {
     RP_F_SEEN = 1u << 8, /* scratch mark, clear outside the function that sets it */
     RP_F_DEFERRED = 1u << 9,
     RP_F_SCHEDULED = 1u << 10,
+    RP_F_TRACKING = 1u << 11,
 };
 
 #define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
@@ -184,6 +192,7 @@ struct rp_graph {
     uint32_t active;            /* node whose compute or run is in progress */
     rp_node_rec_t *active_rec;  /* its record, NULL when none */
     uint32_t untracked_depth;
+    rp_node_t resolving;        /* the async node of the open resolve section; generation 0: none */
     /* Explicit batches. A run in progress (active_rec != NULL) is an implicit
      * batch, and a host callback in progress, without a counter of its own. */
     uint32_t batch_depth;
@@ -341,6 +350,11 @@ static inline rp_status_t rp_call_exclusive(rp_graph_t *graph, rp_node_t node,
  * section or waiting for one (true); otherwise changes nothing (false). After
  * true, no thread of the protocol touches the graph again. */
 bool rp_sections_try_close(rp_graph_t *graph);
+
+/* async.c */
+/* RP_ECYCLE, with the diagnostic, when `target` reads async node `slot`,
+ * directly or through others (so `slot` reading it closes a cycle). */
+rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target);
 
 /* graph.c */
 /* Room for `count` diagnostic handles (the caller fills them), or NULL. */

@@ -122,6 +122,11 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     if (rec->kind == RP_KIND_EFFECT) {
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
+        /* An async node's compute starts the run this stamp names: it is
+         * current from now on (the host notes its id with rp_async_run
+         * inside the compute, before the task it starts can use it), and the
+         * run before is superseded whatever the compute returns. */
+        if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp;
         *changed = true;
         status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
     }
@@ -175,6 +180,8 @@ static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
     }
 }
 
+static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
+
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
  * and any deferred disposal for the caller to finish. */
@@ -192,6 +199,20 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
         if (!dirty && position < rec->ndeps) {
             uint32_t dep = rec->deps[position++].node;
             rp_node_rec_t *dep_rec = rp_rec(graph, dep);
+            if (dep_rec->flags & RP_F_COMPUTING) {
+                /* Its compute (or its async run's track section) is in
+                 * progress on this thread, and is what reads, through the
+                 * walk, the node `current` that reads it: a cycle. Passing
+                 * over it would take `current` as up to date with the value
+                 * computed before (and miss the change to come); descending
+                 * into it, when it was written meanwhile, would compute it
+                 * inside its own compute. */
+                push_frame(graph, current, position);
+                rp_status_t status = report_cycle(graph, dep);
+                graph->stack_top--;
+                unwind(graph, base, current);
+                return status;
+            }
             if (dep_rec->flags & RP_F_DIRTY) {
                 bool changed = false;
                 /* On the stack while `dep` computes, so a cycle back to it is reported whole. */

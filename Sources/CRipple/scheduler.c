@@ -99,10 +99,13 @@ static rp_queued_t pop_first(rp_graph_t *graph) {
  * the next flush (the next write, read or batch end) takes them up again. */
 static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     rp_enqueue(graph, looping);
+    /* Effects only: an async node keeps its run id where effects keep
+     * `flush_id` (graph.h), which may equal the flush's by chance. */
     size_t count = 0;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
-        if ((rec->flags & RP_F_LIVE) && rec->flush_id == graph->flush_id && rec->flush_runs >= graph->settle_bound) {
+        if ((rec->flags & RP_F_LIVE) && rec->kind == RP_KIND_EFFECT && rec->flush_id == graph->flush_id &&
+            rec->flush_runs >= graph->settle_bound) {
             count++;
         }
     }
@@ -110,7 +113,8 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     if (nodes == NULL) return RP_ELOOP;
     for (uint32_t slot = 0, index = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
-        if ((rec->flags & RP_F_LIVE) && rec->flush_id == graph->flush_id && rec->flush_runs >= graph->settle_bound) {
+        if ((rec->flags & RP_F_LIVE) && rec->kind == RP_KIND_EFFECT && rec->flush_id == graph->flush_id &&
+            rec->flush_runs >= graph->settle_bound) {
             nodes[index++] = rp_handle(graph, slot);
         }
     }

@@ -102,6 +102,14 @@ rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
             return RP_OK;
         }
     }
+    /* A track section's node has up-to-date readers, which no check walk
+     * visits: reading one of them (a node that depends on it) would link a
+     * cycle. Only new edges can, and only from a node something reads to a
+     * node that reads something. */
+    if ((s->flags & RP_F_TRACKING) && s->nsubs && d->ndeps) {
+        rp_status_t cycle = rp_async_check_cycle(graph, sub, dep);
+        if (cycle) return cycle;
+    }
     rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_capacity, s->ndeps + 1);
     if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_capacity, d->nsubs + 1);
     if (status) return status;

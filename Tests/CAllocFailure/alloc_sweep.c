@@ -20,7 +20,8 @@
  * every reserved array grows), first reads of wide and deep computeds and
  * effects (edge arrays grow into new arena chunks), dynamic re-reads that
  * relink, batches and flushes, disposal and slot reuse, a cycle and a
- * runaway effect (diagnostics allocate).
+ * runaway effect (diagnostics allocate), an async node's run (reads in a
+ * track section, a cycle there, a resolve, a write and a restart).
  *
  * Built with the engine's sources and Tests/CRegressions/testhost.h under
  * ASan and UBSan by scripts/sanitize. Prints the allocation points swept, then
@@ -366,6 +367,57 @@ static void batches_and_disposal(th_world_t *w)
     EXPECT_VALUE(w, join, 14);
 }
 
+/* An async node whose run reads a row of sources in a track section (its
+ * edge arrays grow there), meets a cycle there (the diagnostic allocates),
+ * resolves, is superseded by a write and restarted. */
+#define ASYNC_ROW 40
+
+static void async_runs(th_world_t *w)
+{
+    th_node_t *row[ASYNC_ROW];
+    long sum = 0;
+    for (int i = 0; i < ASYNC_ROW; i++) {
+        row[i] = source(w, "row", i);
+        sum += i;
+    }
+    th_node_t *a = node(w, "a", RP_KIND_ASYNC, NULL, 0, NULL, NULL);
+    th_node_t *e = node(w, "e", RP_KIND_EFFECT, th_sum, 0, a, NULL);
+    EXPECT_RUNS(e, 1, TH_IN_FLIGHT);
+    uint64_t run = th_async_run(w, a);
+    CHECK(run != 0);
+    OP(w, RP_OK, rp_async_track_begin(w->g, a->h, run));
+    for (int i = 0; i < ASYNC_ROW; i++) OP(w, RP_OK, rp_node_read(w->g, row[i]->h));
+    OP(w, RP_OK, rp_async_track_end(w->g, a->h));
+    CHECK_EQ(th_dep_count(w, a), ASYNC_ROW);
+
+    th_node_t *c = node(w, "c", RP_KIND_COMPUTED, th_scale, 2, a, NULL);
+    EXPECT_VALUE(w, c, 2 * TH_IN_FLIGHT);
+    OP(w, RP_OK, rp_async_track_begin(w->g, a->h, run));
+    OP(w, RP_ECYCLE, rp_node_read(w->g, c->h));
+    OP(w, RP_OK, rp_async_track_end(w->g, a->h));
+    CHECK_EQ(th_dep_count(w, a), ASYNC_ROW);
+
+    OP(w, RP_OK, rp_async_resolve_begin(w->g, a->h, run));
+    a->value = sum;
+    OP(w, RP_OK, rp_async_resolve_end(w->g, a->h, true));
+    EXPECT_RUNS(e, 2, sum);
+    EXPECT_VALUE(w, c, 2 * sum);
+
+    /* Observed: a write to what the run read starts a new run. */
+    write_value(w, row[3], 100);
+    EXPECT_RUNS(e, 3, TH_IN_FLIGHT);
+    uint64_t second = th_async_run(w, a);
+    CHECK(second != run);
+    CHECK_EQ(th_dep_count(w, a), 0);
+    CHECK_ST(rp_async_resolve_begin(w->g, a->h, run), RP_ESUPERSEDED);
+    OP(w, RP_OK, rp_async_restart(w->g, a->h));
+    CHECK(th_async_run(w, a) != second);
+    EXPECT_RUNS(e, 3, TH_IN_FLIGHT); /* still in flight: no change */
+    OP(w, RP_OK, th_dispose(w, e));
+    OP(w, RP_OK, th_dispose(w, c));
+    OP(w, RP_OK, th_dispose(w, a));
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static const struct {
@@ -379,6 +431,7 @@ static const struct {
     {"dynamic_relinking", dynamic_relinking, SWEEP_WIDE + 8},
     {"deep_chains", deep_chains, LEVELS * GROUP + 2 * LEVELS + 8},
     {"batches_and_disposal", batches_and_disposal, 32},
+    {"async_runs", async_runs, ASYNC_ROW + 8},
 };
 
 /* One run of a scenario, refusing allocation `fail_at` (-1: none). Returns

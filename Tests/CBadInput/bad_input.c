@@ -10,6 +10,8 @@
  *   - kinds out of range, kinds whose callback is missing (a deferred effect
  *     without `schedule`), calls a node's kind does not support, ends without
  *     a begin, read sections never begun (a garbage ticket);
+ *   - the async calls: other kinds, run ids that are not the current run (0
+ *     included), disposed async nodes, section ends naming other handles;
  *   - reentrant calls from inside each callback that may call back in
  *     (compute, run, unwatched; commit, watched and release must not), in
  *     every context that triggers it (a top-level read, a nested compute, a
@@ -49,6 +51,7 @@ static rp_node_t *volatile null_node_out;
 static rp_kind_t *volatile null_kind_out;
 static void **volatile null_data_out;
 static rp_read_section_t *volatile null_section;
+static uint64_t *volatile null_run_out;
 
 /* Checks a graph after a refused call: consistent and unchanged in size. */
 static void expect_intact(th_world_t *w, size_t nodes, size_t edges)
@@ -138,6 +141,15 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_graph_tracking(g, null_node_out), RP_EINVAL);
     CHECK_NODE(node, TH_UNWRITTEN);
     CHECK_ST(rp_effect_update(null_graph, s->h), RP_EINVAL);
+    uint64_t run = 77;
+    CHECK_ST(rp_async_run(null_graph, s->h, &run), RP_EINVAL);
+    CHECK_ST(rp_async_run(g, s->h, null_run_out), RP_EINVAL);
+    CHECK_EQ(run, 77);
+    CHECK_ST(rp_async_track_begin(null_graph, s->h, 1), RP_EINVAL);
+    CHECK_ST(rp_async_track_end(null_graph, s->h), RP_EINVAL);
+    CHECK_ST(rp_async_resolve_begin(null_graph, s->h, 1), RP_EINVAL);
+    CHECK_ST(rp_async_resolve_end(null_graph, s->h, true), RP_EINVAL);
+    CHECK_ST(rp_async_restart(null_graph, s->h), RP_EINVAL);
     rp_read_section_t section = {12345};
     CHECK_ST(rp_node_read_begin(null_graph, s->h, &section), RP_EINVAL);
     CHECK_ST(rp_node_read_begin(g, s->h, null_section), RP_EINVAL);
@@ -222,6 +234,30 @@ static rp_status_t call_edges(rp_graph_t *g, rp_node_t node, bool deps)
 static rp_status_t call_deps(rp_graph_t *g, rp_node_t node) { return call_edges(g, node, true); }
 static rp_status_t call_subs(rp_graph_t *g, rp_node_t node) { return call_edges(g, node, false); }
 
+static rp_status_t call_async_run(rp_graph_t *g, rp_node_t node)
+{
+    uint64_t run = 77;
+    rp_status_t status = rp_async_run(g, node, &run);
+    if (status != RP_OK) CHECK_EQ(run, 77);
+    return status;
+}
+
+/* The begins with run 1 (the handle is checked first), and the end when the
+ * begin succeeded. */
+static rp_status_t call_track(rp_graph_t *g, rp_node_t node)
+{
+    rp_status_t status = rp_async_track_begin(g, node, 1);
+    return status != RP_OK ? status : rp_async_track_end(g, node);
+}
+
+static rp_status_t call_resolve(rp_graph_t *g, rp_node_t node)
+{
+    rp_status_t status = rp_async_resolve_begin(g, node, 1);
+    return status != RP_OK ? status : rp_async_resolve_end(g, node, false);
+}
+
+static rp_status_t call_restart(rp_graph_t *g, rp_node_t node) { return rp_async_restart(g, node); }
+
 static const struct {
     const char *name;
     handle_call_t call;
@@ -231,6 +267,8 @@ static const struct {
     {"rp_node_subscribers", call_subs},     {"rp_node_read", call_read},
     {"rp_source_set", call_set},            {"rp_effect_run", call_run},
     {"rp_effect_update", call_update},      {"rp_node_read_begin", call_read_section},
+    {"rp_async_run", call_async_run},       {"rp_async_track_begin", call_track},
+    {"rp_async_resolve_begin", call_resolve}, {"rp_async_restart", call_restart},
 };
 
 static void bad_handles_are_refused(void)
@@ -350,6 +388,86 @@ static void kinds_are_checked(void)
     CHECK_ST(th_write(&w, s, 2), RP_OK);
     CHECK_ST(rp_node_read(w.g, s->h), RP_OK);
     expect_intact(&w, 1, 0);
+    th_done(&w);
+}
+
+/* The async calls given what they do not take: other kinds (RP_EKIND), run
+ * ids that are not the current run (RP_ESUPERSEDED), a disposed async node
+ * (RP_ESTALE), ends of sections never begun or of another node (RP_ESTATE).
+ * Refused calls change nothing: no compute, no edge, no run id. */
+static void async_calls_are_checked(void)
+{
+    harness_begin("async_calls_are_checked");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, s, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, c, NULL);
+    th_node_t *a = th_async(&w, "a", th_sum, 0, s, NULL);
+    th_node_t *gone = th_async(&w, "gone", th_sum, 0, s, NULL);
+    CHECK_EQ(th_read(&w, gone), TH_IN_FLIGHT);
+    uint64_t gone_run = th_async_run(&w, gone);
+    rp_node_t stale = gone->h;
+    CHECK_ST(th_dispose(&w, gone), RP_OK);
+
+    th_node_t *others[] = {s, c, e};
+    for (size_t i = 0; i < 3; i++) {
+        uint64_t run = 77;
+        rp_node_t h = others[i]->h;
+        CHECK_ST(rp_async_run(w.g, h, &run), RP_EKIND);
+        CHECK_EQ(run, 77);
+        CHECK_ST(rp_async_track_begin(w.g, h, 1), RP_EKIND);
+        CHECK_ST(rp_async_track_end(w.g, h), RP_ESTATE);
+        CHECK_ST(rp_async_resolve_begin(w.g, h, 1), RP_EKIND);
+        CHECK_ST(rp_async_resolve_end(w.g, h, true), RP_ESTATE);
+        CHECK_ST(rp_async_restart(w.g, h), RP_EKIND);
+    }
+    /* Before its first run, every run id is superseded, 0 included. */
+    CHECK_EQ(th_async_run(&w, a), 0);
+    static const uint64_t runs[] = {0, 1, 2, UINT64_MAX};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        CHECK_ST(rp_async_track_begin(w.g, a->h, runs[i]), RP_ESUPERSEDED);
+        CHECK_ST(rp_async_resolve_begin(w.g, a->h, runs[i]), RP_ESUPERSEDED);
+    }
+    CHECK_EQ(a->computes, 0);
+    CHECK_EQ(th_read(&w, a), TH_IN_FLIGHT);
+    uint64_t run = th_async_run(&w, a);
+    CHECK(run != 0);
+    /* Run 0, the disposed node's run, the ids around the current one. */
+    const uint64_t wrong[] = {0, gone_run, run - 1, run + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        CHECK_ST(rp_async_track_begin(w.g, a->h, wrong[i]), RP_ESUPERSEDED);
+        CHECK_ST(rp_async_resolve_begin(w.g, a->h, wrong[i]), RP_ESUPERSEDED);
+    }
+    /* The disposed node, with its own run id. */
+    CHECK_ST(call_async_run(w.g, stale), RP_ESTALE);
+    CHECK_ST(rp_async_track_begin(w.g, stale, gone_run), RP_ESTALE);
+    CHECK_ST(rp_async_resolve_begin(w.g, stale, gone_run), RP_ESTALE);
+    CHECK_ST(rp_async_restart(w.g, stale), RP_ESTALE);
+    /* Ends without begins, with any handle. */
+    rp_node_t handles[] = {a->h, stale, RP_NODE_NONE, TH_UNWRITTEN};
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_ST(rp_async_track_end(w.g, handles[i]), RP_ESTATE);
+        CHECK_ST(rp_async_resolve_end(w.g, handles[i], true), RP_ESTATE);
+    }
+    /* Sections open: ends naming other handles are refused, the right one
+     * still closes them. */
+    CHECK_ST(rp_async_track_begin(w.g, a->h, run), RP_OK);
+    for (size_t i = 1; i < 4; i++) CHECK_ST(rp_async_track_end(w.g, handles[i]), RP_ESTATE);
+    CHECK_ST(rp_async_track_end(w.g, (rp_node_t){a->h.slot, a->h.generation, a->h.graph_tag + 1}), RP_ESTATE);
+    CHECK_ST(rp_async_track_end(w.g, a->h), RP_OK);
+    CHECK_ST(rp_async_resolve_begin(w.g, a->h, run), RP_OK);
+    for (size_t i = 1; i < 4; i++) CHECK_ST(rp_async_resolve_end(w.g, handles[i], true), RP_ESTATE);
+    CHECK_ST(rp_async_resolve_end(w.g, a->h, false), RP_OK);
+
+    expect_intact(&w, 4, 2);
+    CHECK_EQ(a->computes, 1);
+    CHECK_EQ(th_async_run(&w, a), run);
+    CHECK_EQ(th_dep_count(&w, a), 0);
+    CHECK_EQ(c->computes, 1);
+    CHECK_EQ(e->runs, 1);
+    /* Nothing is left held. */
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
     th_done(&w);
 }
 
@@ -768,6 +886,7 @@ int main(int argc, char **argv)
     null_pointers_are_invalid();
     bad_handles_are_refused();
     kinds_are_checked();
+    async_calls_are_checked();
     ends_without_begins();
     loops_and_cycles_are_reported();
     for (int context = 0; context < CONTEXTS; context++) {

@@ -22,7 +22,21 @@
  *      reading their selector); the host retries as the contract says: a
  *      failed read is read again, an effect whose run met a failure is run
  *      again (rp_effect_run), and effects left queued by a failed flush run
- *      at the next flush (an empty batch).
+ *      at the next flush (an empty batch);
+ *  16  async nodes: created like computeds (a program over earlier nodes),
+ *      their compute starts a run (its id from rp_async_run, the value "in
+ *      flight", 7) and reads nothing; operations then run the current run's
+ *      program in a track section (or try a superseded run's), deliver its
+ *      result in a resolve section (a stream: as often as they like), and
+ *      restart nodes. With mode 8, async computes fail too.
+ *
+ * The model of an async node: its value is "in flight" until its current
+ * run resolves, then the program's result over the current values (a run
+ * whose inputs changed must have been superseded by then); a new run starts
+ * only when the node was never run, its last compute failed, it is
+ * restarted, or something its run read changed (by version) or was
+ * disposed; a begin is refused (RP_ESUPERSEDED) exactly for runs that are
+ * not current, and a resolve exactly when something the run read changed.
  *
  * Beside the graph, the harness keeps a naive model: every value recomputed
  * from scratch from the written values. After every operation it checks:
@@ -38,7 +52,9 @@
  *     disposed, or its last attempt failed: nothing runs whose inputs did
  *     not change;
  *   - outside batches every effect is up to date: what its last run read, and
- *     the values it saw, are what the model says it reads now;
+ *     the values it saw, are what the model says it reads now (async nodes
+ *     included: an effect sees each result, and starts a new run when what
+ *     the run read changed);
  *   - each node's dependencies are what its last run read, in read order;
  *     `watched`/`unwatched` are balanced with having subscribers;
  *   - _rp_graph_check is clean; at the end, destroying the graph releases
@@ -70,8 +86,11 @@ enum {
     MODE_SIDE_WRITES = 2,
     MODE_DISPOSALS = 4,
     MODE_FAILURES = 8,
-    MODES = 16,
+    MODE_ASYNC = 16,
+    MODES = 32,
 };
+
+#define IN_FLIGHT 7L /* an async node's value while its run is in flight (results are 0..4) */
 
 typedef struct read_entry {
     int id;
@@ -93,7 +112,14 @@ typedef struct model_node {
     long add;
     int write_target;   /* a source created later, which its runs write (-1: none) */
     int dispose_target; /* a node its next run disposes (-1: none) */
-    int fail_period;    /* computeds: every fail_period-th compute fails (0: never) */
+    int fail_period;    /* computeds and async nodes: every fail_period-th compute fails (0: never) */
+    /* async nodes: the host's runs */
+    uint64_t run;       /* the run its last compute started (rp_async_run in the compute) */
+    uint64_t old_run;   /* the run before, superseded */
+    bool resolved;      /* the current run delivered a result: `value` */
+    bool has_result;    /* a track section of the current run computed `result` */
+    long result;
+    bool restarting;    /* rp_async_restart is in progress: a reason to run */
     /* what the host caches */
     long value;
     bool has_value;
@@ -240,6 +266,8 @@ static long model_value(int id)
     model_node_t *n = &h.nodes[id];
     if (!n->alive) return 0;
     if (n->kind == RP_KIND_SOURCE) return n->pending;
+    /* Every change of `resolved` is a new epoch, so the memo holds. */
+    if (n->kind == RP_KIND_ASYNC && !n->resolved) return IN_FLIGHT;
     if (h.memo_epoch[id] == h.epoch) return h.memo[id];
     read_entry_t reads[MAX_READS];
     int nreads;
@@ -402,10 +430,57 @@ static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const 
     return RP_OK;
 }
 
+/* Whether something the current run of async node `n` read changed (by
+ * version) or was disposed since. */
+static bool run_stale(const model_node_t *n)
+{
+    for (int i = 0; i < n->ncurrent; i++) {
+        const model_node_t *dep = &h.nodes[n->current[i].id];
+        if (!dep->alive || dep->version != n->current[i].version) return true;
+    }
+    return false;
+}
+
+/* Operations on async nodes, per mode, for FUZZ_GRAPH_STATS. */
+static unsigned long async_ops_per_mode[MODES], superseded_per_mode[MODES];
+
+/* The compute of an async node: starts a run, reads nothing. */
+static rp_status_t async_compute(model_node_t *n, rp_graph_t *graph, rp_node_t node, bool *changed)
+{
+    REQUIRE(++n->computes == 1 || !h.strict, "async %d started two runs in one operation", n->id);
+    bool must_run = !n->has_value || n->failed || n->restarting;
+    REQUIRE(must_run || run_stale(n), "async %d started a run though nothing its run read changed", n->id);
+    uint64_t run = 0;
+    require_status(rp_async_run(graph, node, &run), RP_OK, "rp_async_run in a compute");
+    REQUIRE(run != 0 && run != n->run, "async %d: compute sees run %llu, its last one was %llu", n->id,
+            (unsigned long long)run, (unsigned long long)n->run);
+    n->old_run = n->run;
+    n->run = run;
+    n->ncurrent = n->nreads = 0;
+    n->has_result = false;
+    if (n->resolved) h.epoch++;
+    n->resolved = false;
+    n->attempts++;
+    trace("%*sasync %d starts run %llu\n", 2 * callback_depth, "", n->id, (unsigned long long)run);
+    if (n->fail_period && n->attempts % n->fail_period == 0 && !h.recovering) {
+        h.failures++;
+        n->failed = true;
+        trace("%*sfails\n", 2 * callback_depth, "");
+        return RP_ENOMEM;
+    }
+    n->failed = false;
+    *changed = !n->has_value || n->value != IN_FLIGHT;
+    if (*changed) n->version++;
+    n->value = IN_FLIGHT;
+    n->has_value = true;
+    return RP_OK;
+}
+
 static rp_status_t on_compute(void *host, rp_graph_t *graph, rp_node_t node, void *data, bool *changed)
 {
     (void)host;
     model_node_t *n = callback_node(graph, node, data, "compute");
+    if (n->kind == RP_KIND_ASYNC && n->alive) return async_compute(n, graph, node, changed);
     REQUIRE(n->kind == RP_KIND_COMPUTED && n->alive, "compute of node %d, not a live computed", n->id);
     n->attempts++;
     bool fail_now = n->fail_period && n->attempts % n->fail_period == 0 && !h.recovering;
@@ -537,12 +612,12 @@ static void create(rp_kind_t kind)
         for (int i = 0; i < n->neven; i++) n->even[i] = pick(is_readable, true);
         for (int i = 0; i < n->nodd; i++) n->odd[i] = pick(is_readable, true);
         n->add = shape / 9 % 5;
-        if (h.mode & MODE_DISPOSALS) {
+        if ((h.mode & MODE_DISPOSALS) && kind != RP_KIND_ASYNC) {
             unsigned choice = next();
             if (choice % 8 == 1) n->dispose_target = n->id; /* itself */
             if (choice % 8 == 2) n->dispose_target = pick(any_node, false);
         }
-        if ((h.mode & MODE_FAILURES) && kind == RP_KIND_COMPUTED) {
+        if ((h.mode & MODE_FAILURES) && kind != RP_KIND_EFFECT) {
             unsigned choice = next() % 4;
             n->fail_period = choice >= 2 ? (int)choice : 0;
         }
@@ -555,7 +630,7 @@ static void create(rp_kind_t kind)
         trace("create %d: source = %ld\n", n->id, n->pending);
     } else {
         trace("create %d: %s reading %d, then %d:{%d,%d} if even, %d:{%d,%d} if odd, + %ld", n->id,
-              kind == RP_KIND_EFFECT ? "effect" : "computed", n->selector, n->neven, n->even[0], n->even[1],
+              kind == RP_KIND_EFFECT ? "effect" : kind == RP_KIND_ASYNC ? "async" : "computed", n->selector, n->neven, n->even[0], n->even[1],
               n->nodd, n->odd[0], n->odd[1], n->add);
         if (n->dispose_target >= 0) trace(", disposes %d", n->dispose_target);
         if (n->fail_period) trace(", fails every %d computes", n->fail_period);
@@ -602,9 +677,142 @@ static void dispose_node(int id)
     require_status(rp_node_kind(h.graph, n->handle, &kind), RP_ESTALE, "rp_node_kind of a disposed node");
 }
 
+static bool is_async(const model_node_t *n) { return n->kind == RP_KIND_ASYNC; }
+
+/* Runs the program of run `run` of async node `n` in a track section: a
+ * superseded run is refused; the current one reads the program's nodes
+ * (its dependencies from now on) and keeps the result for a resolve. */
+static void async_track(model_node_t *n, uint64_t run)
+{
+    async_ops_per_mode[h.mode]++;
+    trace("track %d, run %llu (current %llu)\n", n->id, (unsigned long long)run, (unsigned long long)n->run);
+    rp_status_t status = rp_async_track_begin(h.graph, n->handle, run);
+    if (run != n->run) {
+        require_status(status, RP_ESUPERSEDED, "rp_async_track_begin of a superseded run");
+        superseded_per_mode[h.mode]++;
+        return;
+    }
+    if (status == RP_ESUPERSEDED) {
+        /* Only PENDING, a run may still track: refused, it is stale. */
+        REQUIRE(n->failed || run_stale(n), "async %d: track of its current run refused, nothing it read changed",
+                n->id);
+        superseded_per_mode[h.mode]++;
+        return;
+    }
+    require_status(status, RP_OK, "rp_async_track_begin");
+    REQUIRE(!n->failed, "async %d: its failed compute's run tracks", n->id);
+    /* The section is the run's: like a callback, it may see itself disposed
+     * by a compute its reads run. */
+    callback_depth++;
+    long selector = 0, v = 0;
+    unsigned long failures = h.failures;
+    status = host_read(n, n->selector, &selector);
+    long sum = selector;
+    const int *set = selector % 2 ? n->odd : n->even;
+    int nset = selector % 2 ? n->nodd : n->neven;
+    for (int i = 0; i < nset && status == RP_OK; i++) {
+        status = host_read(n, set[i], &v);
+        sum += v;
+    }
+    callback_depth--;
+    if (status != RP_OK) REQUIRE(status == RP_ENOMEM && h.failures != failures, "track read: %s", rp_status_string(status));
+    bool alive = n->alive;
+    failures = h.failures;
+    require_ok_unless_failed(rp_async_track_end(h.graph, n->handle), failures, "rp_async_track_end");
+    if (!alive) return;
+    memcpy(n->reads, n->current, sizeof n->reads);
+    n->nreads = n->ncurrent;
+    n->has_result = status == RP_OK;
+    n->result = (sum + n->add) % 5;
+}
+
+/* Delivers the result the current run's last track section computed. */
+static void async_resolve(model_node_t *n, uint64_t run)
+{
+    async_ops_per_mode[h.mode]++;
+    trace("resolve %d, run %llu (current %llu): %ld\n", n->id, (unsigned long long)run, (unsigned long long)n->run,
+          n->result);
+    unsigned long meddling = h.meddling, failures = h.failures;
+    rp_status_t status = rp_async_resolve_begin(h.graph, n->handle, run);
+    if (run != n->run) {
+        require_status(status, RP_ESUPERSEDED, "rp_async_resolve_begin of a superseded run");
+        superseded_per_mode[h.mode]++;
+        return;
+    }
+    if (status == RP_ENOMEM && h.failures != failures) return; /* the re-validation met a failing compute */
+    /* The begin re-validated what the run read: refused exactly when
+     * something changed (or its compute failed). */
+    bool stale = n->failed || run_stale(n) || !n->alive;
+    if (status == RP_ESUPERSEDED) {
+        REQUIRE(stale, "async %d: resolve of its current run refused, nothing it read changed", n->id);
+        superseded_per_mode[h.mode]++;
+        return;
+    }
+    require_status(status, RP_OK, "rp_async_resolve_begin");
+    REQUIRE(!stale || h.meddling != meddling, "async %d: resolve let in, though what its run read changed", n->id);
+    /* So the result is the program's over the current values. */
+    read_entry_t reads[MAX_READS];
+    int nreads;
+    REQUIRE(n->result == model_program(n, reads, &nreads) || h.meddling != meddling,
+            "async %d resolves %ld, the model computes %ld", n->id, n->result, model_program(n, reads, &nreads));
+    bool changed = !n->resolved || n->value != n->result;
+    if (changed) n->version++;
+    n->value = n->result;
+    n->resolved = true;
+    h.epoch++;
+    bool in_batch_write = h.in_batch_write;
+    h.in_batch_write = h.batch_depth > 0;
+    failures = h.failures;
+    require_ok_unless_failed(rp_async_resolve_end(h.graph, n->handle, changed), failures, "rp_async_resolve_end");
+    h.in_batch_write = in_batch_write;
+}
+
+static void async_operation(unsigned op)
+{
+    int id;
+    switch (op) {
+    case 0:
+        h.op = "create async";
+        create(RP_KIND_ASYNC);
+        break;
+    case 1:
+        h.op = "track";
+        if ((id = pick(is_async, false)) >= 0 && h.nodes[id].run != 0) {
+            model_node_t *n = &h.nodes[id];
+            /* Now and then the run before, which is superseded. */
+            async_track(n, n->old_run != 0 && next() % 4 == 0 ? n->old_run : n->run);
+        }
+        break;
+    case 2:
+        h.op = "resolve";
+        if ((id = pick(is_async, false)) >= 0 && h.nodes[id].run != 0) {
+            model_node_t *n = &h.nodes[id];
+            if (n->old_run != 0 && next() % 4 == 0) {
+                async_resolve(n, n->old_run);
+            } else if (n->has_result) {
+                async_resolve(n, n->run);
+            }
+        }
+        break;
+    case 3:
+        h.op = "restart";
+        if ((id = pick(is_async, false)) >= 0) {
+            model_node_t *n = &h.nodes[id];
+            async_ops_per_mode[h.mode]++;
+            trace("restart %d\n", id);
+            unsigned long failures = h.failures;
+            n->restarting = true;
+            require_ok_unless_failed(rp_async_restart(h.graph, n->handle), failures, "rp_async_restart");
+            n->restarting = false;
+            REQUIRE(n->run != n->old_run || n->run == 0, "async %d: restart started no run", id);
+        }
+        break;
+    }
+}
+
 static void operation(void)
 {
-    unsigned op = next() % 12;
+    unsigned op = next() % (h.mode & MODE_ASYNC ? 16 : 12);
     unsigned long failures;
     int id;
     switch (op) {
@@ -658,6 +866,12 @@ static void operation(void)
         for (int i = 0; i < 3; i++) {
             if ((id = pick(is_readable, true)) >= 0) top_read(id);
         }
+        break;
+    case 12:
+    case 13:
+    case 14:
+    case 15:
+        async_operation(op - 12);
         break;
     }
 }
@@ -752,7 +966,13 @@ static void print_runs_per_mode(void)
     unsigned long total = 0;
     for (unsigned mode = 0; mode < MODES; mode++) {
         total += runs_per_mode[mode];
-        if (runs_per_mode[mode]) fprintf(stderr, "fuzz_graph: mode %u: %lu runs\n", mode, runs_per_mode[mode]);
+        if (runs_per_mode[mode] == 0) continue;
+        fprintf(stderr, "fuzz_graph: mode %u: %lu runs", mode, runs_per_mode[mode]);
+        if (mode & MODE_ASYNC) {
+            fprintf(stderr, ", %lu async operations (%lu superseded)", async_ops_per_mode[mode],
+                    superseded_per_mode[mode]);
+        }
+        fprintf(stderr, "\n");
     }
     fprintf(stderr, "fuzz_graph: all modes: %lu runs\n", total);
 }

@@ -16,7 +16,7 @@ static void status_strings_name_every_code(void)
     harness_begin("status_strings_name_every_code");
     static const char *const names[] = {"RP_OK",     "RP_ENOMEM", "RP_EINVAL", "RP_ESTALE",
                                         "RP_EFOREIGN", "RP_EKIND",  "RP_ECYCLE", "RP_ELOOP",
-                                        "RP_ESTATE", "RP_EBUSY",  "RP_ECORRUPT"};
+                                        "RP_ESTATE", "RP_EBUSY",  "RP_ECORRUPT", "RP_ESUPERSEDED"};
     const size_t codes = sizeof names / sizeof names[0];
     CHECK_STR(rp_status_string(RP_OK), "RP_OK: success");
     for (size_t i = 0; i < codes; i++) {

@@ -104,7 +104,8 @@ static void kinds_out_of_range_are_invalid(void)
     th_world_t w;
     th_init(&w, 32, 0);
     rp_graph_stats_t before = th_stats(&w);
-    volatile int bad_kinds[] = {3, 4, 255, -1, 0x7fffffff};
+    /* 3, a deferred effect, is refused for the testhost's missing `schedule`. */
+    volatile int bad_kinds[] = {3, RP_KIND_ASYNC + 1, 255, -1, 0x7fffffff};
     for (size_t i = 0; i < sizeof bad_kinds / sizeof bad_kinds[0]; i++) {
         rp_node_t h = TH_UNWRITTEN;
         CHECK_ST(rp_node_create(w.g, (rp_kind_t)bad_kinds[i], NULL, &h), RP_EINVAL);

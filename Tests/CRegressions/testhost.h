@@ -10,6 +10,11 @@
  * committed `value` and a `pending` written value: the commit callback moves
  * pending into value and reports whether it differed.
  *
+ * An async node (th_async) is driven the way a host drives its tasks: its
+ * compute notes the run's id and shows TH_IN_FLIGHT; the test runs the run's
+ * body later, in a track section (th_async_track), and delivers a result in
+ * a resolve section (th_async_resolve).
+ *
  * Every world gets memory from a counting allocator that checks the size given
  * to `free` and can refuse allocations on demand; th_done() checks the graph
  * (_rp_graph_check), destroys it, and checks that every node was released
@@ -95,6 +100,11 @@ struct th_node {
     rp_status_t inject;       /* compute returns this when not RP_OK */
     rp_status_t body_status;  /* the first failed read or write of the body's current run */
     unsigned computes, runs, commits, watched, unwatched, released;
+    /* async nodes (th_async): the run its last compute started, as
+     * rp_async_run gave it inside that compute; results delivered */
+    uint64_t run;
+    unsigned resolves;
+    th_body_t on_start; /* async: called by compute, as the tracked reader */
 };
 
 enum {
@@ -167,10 +177,46 @@ static inline void th_args(th_world_t *w, rp_graph_t *graph, rp_node_t node, th_
         w->wrong_args++;
 }
 
+/* What an async node's readers see while its run is in flight. */
+#define TH_IN_FLIGHT (-1L)
+
+/* The compute of an async node: starts a run. It notes the run's id (which
+ * rp_async_run gives inside the compute), calls on_start if any (reads it
+ * makes are the node's own), and sets the value to TH_IN_FLIGHT, a change
+ * unless it was in flight already. The run's body is run later by the test
+ * (th_async_track). */
+static rp_status_t th_async_compute(th_world_t *w, rp_graph_t *graph, rp_node_t node, th_node_t *n, bool *changed)
+{
+    n->computes++;
+    th_log(w, TH_LOG_COMPUTE, "", n->name);
+    uint64_t run = 0;
+    CHECK_ST(rp_async_run(graph, node, &run), RP_OK);
+    CHECK(run != 0 && run != n->run);
+    n->run = run;
+    th_node_t *outer = w->running;
+    w->running = n;
+    n->body_status = RP_OK;
+    if (n->on_start)
+        n->on_start(w, n);
+    w->running = outer;
+    if (n->body_status != RP_OK)
+        return n->body_status;
+    if (n->inject != RP_OK)
+        return n->inject;
+    *changed = !n->has_value || n->value != TH_IN_FLIGHT;
+    n->value = TH_IN_FLIGHT;
+    n->has_value = true;
+    return RP_OK;
+}
+
 static rp_status_t th_compute_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data, bool *changed)
 {
     th_world_t *w = host;
     th_node_t *n = data;
+    if (n != NULL && n->kind == RP_KIND_ASYNC) {
+        th_args(w, graph, node, n, RP_KIND_ASYNC);
+        return th_async_compute(w, graph, node, n, changed);
+    }
     th_args(w, graph, node, n, RP_KIND_COMPUTED);
     n->computes++;
     th_log(w, TH_LOG_COMPUTE, "", n->name);
@@ -412,6 +458,54 @@ static inline th_node_t *th_effect(th_world_t *w, const char *name, th_body_t bo
     th_node_t *n = th_prepare(w, name, RP_KIND_EFFECT, body, arg, in0, in1);
     CHECK_ST(th_create(w, n), RP_OK);
     return n;
+}
+
+/* An async node whose runs, run by th_async_track, compute `body`. */
+static inline th_node_t *th_async(th_world_t *w, const char *name, th_body_t body, long arg, th_node_t *in0,
+                                  th_node_t *in1)
+{
+    th_node_t *n = th_prepare(w, name, RP_KIND_ASYNC, body, arg, in0, in1);
+    CHECK_ST(th_create(w, n), RP_OK);
+    return n;
+}
+
+/* The id of an async node's current run (0 when the call fails). */
+static inline uint64_t th_async_run(th_world_t *w, th_node_t *n)
+{
+    uint64_t run = 0;
+    CHECK_ST(rp_async_run(w->g, n->h, &run), RP_OK);
+    return run;
+}
+
+/* One step of run `run` of async node `n`: its body, inside a track
+ * section; the result is kept in `pending` for th_async_resolve. Returns the
+ * begin's status when it fails, else the end's. */
+static inline rp_status_t th_async_track(th_world_t *w, th_node_t *n, uint64_t run)
+{
+    rp_status_t st = rp_async_track_begin(w->g, n->h, run);
+    if (st != RP_OK)
+        return st;
+    th_node_t *outer = w->running;
+    w->running = n;
+    n->body_status = RP_OK;
+    n->pending = n->body ? n->body(w, n) : 0;
+    w->running = outer;
+    return rp_async_track_end(w->g, n->h);
+}
+
+/* Delivers `value` as run `run`'s result: stored inside a resolve section,
+ * a change when it differs from what readers saw. Returns the begin's
+ * status when it fails (nothing stored), else the end's. */
+static inline rp_status_t th_async_resolve(th_world_t *w, th_node_t *n, uint64_t run, long value)
+{
+    rp_status_t st = rp_async_resolve_begin(w->g, n->h, run);
+    if (st != RP_OK)
+        return st;
+    bool changed = !n->has_value || n->value != value;
+    n->value = value;
+    n->has_value = true;
+    n->resolves++;
+    return rp_async_resolve_end(w->g, n->h, changed);
 }
 
 static inline void th_note_failure(th_world_t *w, rp_status_t st)

@@ -117,8 +117,6 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
 
     rp_status_t status = RP_OK;
     rp_node_t handle = rp_handle(graph, slot);
-    /* The run an async node's compute starts: the compute asks for its id. */
-    if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp;
     if (rec->kind == RP_KIND_EFFECT) {
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {

@@ -1,8 +1,10 @@
+import Foundation
 import RippleBenchC
 import RippleBenchShapes
 
 struct Options {
-    var shape: String?
+    /// The row ids and groups named by `--shape` (any number); empty: every row.
+    var shapes: [String] = []
     var samples: Int?
     var json = false
     var list = false
@@ -150,6 +152,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(contentsOf: memoryBenchmarks())
     benchmarks.append(wrapperReadBenchmark())
     benchmarks.append(contentsOf: threadBenchmarks())
+    benchmarks.append(contentsOf: asyncBenchmarks())
     return benchmarks
 }
 
@@ -253,6 +256,75 @@ private func memoryBenchmarks() -> [Benchmark] {
             if c.failed != 0 { row.failures.append("C memory check failed") }
         },
     ]
+}
+
+/// Async derivations (Swift only): bytes per async derivation, and a write to the `.success` an effect sees,
+/// against the same written by hand (a task per write, an NSLock, a continuation) in the floor column.
+private func asyncBenchmarks() -> [Benchmark] {
+    [
+        Benchmark(id: "async-memory", group: "async", title: "memory 10k async") { row, options in
+            row.observationNote = "not applicable"
+            guard options.swift else { return }
+            let count = RippleAsync.defaultMemoryCount
+            let memory = runBlocking { await RippleAsync.memory(count: count) }
+            row.failures += memory.failures.map { "Swift: \($0)" }
+            row.figures["heapBytesPerAsyncNode"] = memory.heapPerAsync
+            row.figures["engineBytesPerAsyncNode"] = memory.enginePerAsync
+            row.figures["residentBytesPerAsyncNode"] = memory.residentPerAsync
+            row.figures["heapBytesPerDerivation"] = memory.heapPerDerivation
+            row.figures["engineBytesPerDerivation"] = memory.enginePerDerivation
+            row.notes.append(
+                "Swift heap \(format(memory.heapPerAsync)) B/async node (object, engine node + edge, closure, settled run),"
+                    + " engine \(format(memory.enginePerAsync)) B/node in use,"
+                    + " resident \(format(memory.residentPerAsync)) B/node;"
+                    + " a derivation: heap \(format(memory.heapPerDerivation)) B, engine \(format(memory.enginePerDerivation)) B")
+        },
+        Benchmark(id: "async-write", group: "async", title: "async write→success 10k") { row, options in
+            row.observationNote = "not applicable"
+            let samples = options.samples(RippleAsync.defaultSamples)
+            let iterations = RippleAsync.defaultIterations
+            var notes: [String] = []
+            // Hand-written first, then Ripple: the same process, one after the other.
+            if options.floor {
+                let hand = runBlocking { await RippleAsync.handWritten(iterations: iterations, samples: samples) }
+                row.floorMilliseconds = hand.milliseconds
+                row.failures += hand.failures.map { "by hand: \($0)" }
+                let ns = hand.milliseconds * 1e6 / Double(iterations)
+                row.figures["handNsPerIteration"] = ns
+                notes.append("by hand \(format(ns / 1000)) us")
+            }
+            if options.swift {
+                let ripple = runBlocking { await RippleAsync.ripple(iterations: iterations, samples: samples) }
+                row.takeSwift(ripple)
+                let ns = ripple.milliseconds * 1e6 / Double(iterations)
+                row.figures["swiftNsPerIteration"] = ns
+                notes.insert("Ripple \(format(ns / 1000)) us", at: 0)
+            }
+            if let ratio = row.swiftOverFloor {
+                row.figures["swiftOverHand"] = ratio
+                notes.append("Ripple/hand \(format(ratio))x")
+            }
+            row.notes.append("per write→success: " + notes.joined(separator: ", "))
+        },
+    ]
+}
+
+/// Runs `body` in a task and blocks the calling thread (the main thread, never one of the cooperative pool's)
+/// until it returns.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        box.value = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
+/// Written by the task before it signals, read by the blocked thread after: the semaphore orders the two.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
 }
 
 /// One graph shared by threads: reads by 1 and 2 threads (one measurement, two rows, so that the 2-thread row

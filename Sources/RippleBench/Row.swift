@@ -22,6 +22,8 @@ struct Row: Encodable {
     var failures: [String] = []
     /// The threads rows' figures, per column ("c", "floor", "swift").
     var threads: [String: ThreadFigures] = [:]
+    /// Named figures of rows that do not fit the columns (the async rows: bytes per node, ns per iteration).
+    var figures: [String: Double] = [:]
 
     init(id: String, group: String, title: String) {
         self.id = id
@@ -35,6 +37,8 @@ struct Row: Encodable {
     }
 
     var cOverFloor: Double? { ratio(cMilliseconds, floorMilliseconds) }
+    /// Rows whose floor is a Swift baseline (async-write: the same written by hand).
+    var swiftOverFloor: Double? { ratio(swiftMilliseconds, floorMilliseconds) }
     var swiftOverC: Double? { ratio(swiftMilliseconds, cMilliseconds) }
     var observationOverSwift: Double? { ratio(observationMilliseconds, swiftMilliseconds) }
 
@@ -82,6 +86,7 @@ extension Row {
     private enum CodingKeys: String, CodingKey {
         case id, group, title, cMilliseconds, cEvaluations, cOperations, cAllocations, floorMilliseconds
         case swiftMilliseconds, observationMilliseconds, observationScale, observationNote, notes, failures, threads
+        case figures
         case nsPerEvaluation, cOverFloor, swiftOverC, observationOverSwift
     }
 
@@ -103,6 +108,7 @@ extension Row {
         try container.encode(notes, forKey: .notes)
         try container.encode(failures, forKey: .failures)
         if !threads.isEmpty { try container.encode(threads, forKey: .threads) }
+        if !figures.isEmpty { try container.encode(figures, forKey: .figures) }
         try container.encodeIfPresent(nsPerEvaluation, forKey: .nsPerEvaluation)
         try container.encodeIfPresent(cOverFloor, forKey: .cOverFloor)
         try container.encodeIfPresent(swiftOverC, forKey: .swiftOverC)

@@ -72,6 +72,15 @@ func renderTable(_ rows: [Row], machine: String, observationAvailable: Bool) -> 
 
             """
     }
+    if rows.contains(where: { $0.group == "async" }) {
+        output += """
+            async: Swift only. async write→success: ms = the fastest sample of 10k iterations, each an atom write \
+            and the wait (a continuation) until an effect saw .success of the new run;
+              floor = the same written by hand (a Task per write cancelling the previous one, an NSLock, a continuation); \
+            Ripple/hand in the notes.
+
+            """
+    }
     output += "\n" + render(header) + "\n"
     output += render(widths.enumerated().map { String(repeating: "-", count: $0.offset == header.count - 1 ? 5 : $0.element) })
         + "\n"

@@ -1,12 +1,13 @@
 // ripple-bench: every shape of BENCHMARKS.md against Ripple's C API, the
 // floor, Ripple's Swift API and Swift's Observation, in one table.
 //
-//   ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+//   ripple-bench [--shape NAME]... [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
 //   ripple-bench --compare DIR [--json]
 //
 // NAME is a row id (K1, cellx-1000, dynamic-3-5x500, propagate-10x100, chain,
 // create-atoms, memory-grid, threads-derived-2, ...) or a group (kairo, cellx,
-// dynamic, propagate, chain, create, memory, threads). Every expected value
+// dynamic, propagate, chain, create, memory, threads, async); repeat --shape
+// to run several (in the catalogue's order). Every expected value
 // and counter is checked; a failed check makes the run exit with status 1.
 // --columns picks what to run (all four by default), for profiling one of
 // them. --compare prints the table of scripts/bench-compare from the reports
@@ -18,7 +19,7 @@ func usage() -> Never {
     FileHandle.standardError.write(
         Data(
             """
-            usage: ripple-bench [--shape NAME] [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
+            usage: ripple-bench [--shape NAME]... [--samples N] [--json] [--columns c,floor,swift,observation] [--list]
                    ripple-bench --compare DIR [--json]
 
             """.utf8))
@@ -31,7 +32,7 @@ while let argument = arguments.popFirst() {
     switch argument {
     case "--shape":
         guard let name = arguments.popFirst() else { usage() }
-        options.shape = name
+        options.shapes.append(name)
     case "--samples":
         guard let text = arguments.popFirst(), let samples = Int(text), samples > 0 else { usage() }
         options.samples = samples
@@ -62,14 +63,15 @@ if options.list {
     for benchmark in all { print("\(benchmark.id)\t\(benchmark.group)\t\(benchmark.title)") }
     exit(0)
 }
-let selected = all.filter { benchmark in
-    guard let name = options.shape?.lowercased() else { return true }
-    return benchmark.id.lowercased() == name || benchmark.group == name
+func matches(_ benchmark: Benchmark, _ name: String) -> Bool {
+    benchmark.id.lowercased() == name.lowercased() || benchmark.group == name.lowercased()
 }
-if selected.isEmpty {
-    FileHandle.standardError.write(Data("ripple-bench: no shape named \(options.shape ?? "")\n".utf8))
+let unknown = options.shapes.filter { name in !all.contains { matches($0, name) } }
+if !unknown.isEmpty {
+    FileHandle.standardError.write(Data("ripple-bench: no shape named \(unknown.joined(separator: ", "))\n".utf8))
     exit(2)
 }
+let selected = all.filter { benchmark in options.shapes.isEmpty || options.shapes.contains { matches(benchmark, $0) } }
 
 let observationAvailable = observationIsAvailable
 if !observationAvailable { options.observation = false }
@@ -77,12 +79,13 @@ if !observationAvailable { options.observation = false }
 // Memory first, while the process heap is fresh (its resident size then grows
 // with what the rows allocate); the table keeps the catalogue's order.
 var rows = selected.map { Row(id: $0.id, group: $0.group, title: $0.title) }
-let order = selected.indices.sorted { (selected[$0].group == "memory" ? 0 : 1) < (selected[$1].group == "memory" ? 0 : 1) }
+func measuresMemory(_ benchmark: Benchmark) -> Bool { benchmark.group == "memory" || benchmark.id == "async-memory" }
+let order = selected.indices.sorted { (measuresMemory(selected[$0]) ? 0 : 1) < (measuresMemory(selected[$1]) ? 0 : 1) }
 for index in order {
     let benchmark = selected[index]
     FileHandle.standardError.write(Data("running \(benchmark.title)...\n".utf8))
     benchmark.run(&rows[index], options)
-    if !observationAvailable, rows[index].observationNote == nil, benchmark.group != "memory" {
+    if !observationAvailable, rows[index].observationNote == nil, !measuresMemory(benchmark) {
         rows[index].observationNote = "Observation unavailable"
     }
 }

@@ -95,6 +95,26 @@ import Testing
         #expect(result.failures == [])
     }
 
+    /// The async rows, small: 1 + 200 warm-up + 20 timed writes, each waited for until `.success` was seen; the
+    /// last input is 220, so the last value is 2 * 220 + 1.
+    @Test func asyncWriteToSuccessSeesEveryResultThroughRippleAndByHand() async {
+        let ripple = await RippleAsync.ripple(iterations: 20, samples: 1)
+        #expect(ripple.failures == [])
+        #expect(ripple.value == 441)
+        #expect(ripple.count == 221)
+        let hand = await RippleAsync.handWritten(iterations: 20, samples: 1)
+        #expect(hand.failures == [])
+        #expect(hand.value == 441)
+        #expect(hand.count == 221)
+    }
+
+    @Test func asyncMemorySettlesEveryDerivationAndCountsItsNodesAndEdges() async {
+        let memory = await RippleAsync.memory(count: 100)
+        #expect(memory.failures == [])
+        #expect(memory.enginePerAsync > 0)
+        #expect(memory.heapPerAsync > memory.enginePerAsync)
+    }
+
     #if canImport(Observation)
     @Test(arguments: kairoExpectations)
     func kairoShapeGivesTheSameValuesAndCountersThroughObservation(

@@ -161,14 +161,14 @@ public class RippleNode {
     final func beginRead() -> UInt32 {
         // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
         // record is consulted: other threads may be evaluating in this runtime meanwhile.
-        let innermost = EvaluationThreadState.innermost
-        if let innermost, innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
-            runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
-        }
-        // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked up
-        // (a task-local) while the runtime has runs in flight.
-        if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), innermost == nil,
-           let run = AsyncRun.current {
+        if let innermost = EvaluationThreadState.innermost {
+            if innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
+                runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
+            }
+        } else if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
+            // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
+            // up (a task-local) while the runtime has runs in flight. Reads inside an evaluation (most reads) skip
+            // the counter: they are the evaluating node's, never a run's.
             return beginRead(for: run)
         }
         var section = rp_read_section_t()

@@ -111,8 +111,8 @@ import Testing
     @Test func asyncMemorySettlesEveryDerivationAndCountsItsNodesAndEdges() async {
         let memory = await RippleAsync.memory(count: 100)
         #expect(memory.failures == [])
+        // Heap figures are not checked here: tests run in parallel in one process, and share its heap.
         #expect(memory.enginePerAsync > 0)
-        #expect(memory.heapPerAsync > memory.enginePerAsync)
     }
 
     #if canImport(Observation)

@@ -130,8 +130,8 @@ public final class AsyncDerivation<Value>: RippleNode {
         return true
     }
 
-    /// The task of the current run, if one was started: tests await it to know that a run they superseded has
-    /// finished (its result was offered and refused).
+    /// The task of the current run while it runs (nil before the first run and once it finished): tests await it
+    /// to know that a run they superseded has finished (its result was offered and refused).
     var currentRunTask: Task<Void, Never>? {
         exclusively { currentRun?.runningTask }
     }

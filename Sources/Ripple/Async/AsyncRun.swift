@@ -18,12 +18,13 @@ final class AsyncRun {
     let node: rp_node_t
     let id: UInt64
 
-    /// Guards `cleanups`, `isOver` and `task`: the body registers cleanups from its own task while the node ends
+    /// Guards `cleanups`, `isOver`, `task` and `taskFinished`: the body registers cleanups from its own task while the node ends
     /// the run from a compute (holding the graph) or its deinit. Never held while waiting for the graph.
     private let lock: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
     private var cleanups: [() -> Void] = []
     private var isOver = false
     private var task: Task<Void, Never>?
+    private var taskFinished = false
 
     init(runtime: Runtime, node: rp_node_t, id: UInt64) {
         self.runtime = runtime
@@ -38,7 +39,9 @@ final class AsyncRun {
     }
 
     /// Starts the run's task, which calls `body` with this run as ``current``, and the runtime as
-    /// ``Runtime/current``, and ends by counting itself out of the runtime's runs in flight.
+    /// ``Runtime/current``, and ends by counting itself out of the runtime's runs in flight. The run forgets the
+    /// task once it finished: a finished task still costs over a kilobyte, and an idle async derivation keeps its
+    /// last run.
     func start(_ body: @escaping @Sendable () async -> Void) {
         let task = Task.detached { [self] in
             await AsyncRun.$current.withValue(self) {
@@ -46,10 +49,14 @@ final class AsyncRun {
                     await body()
                 }
             }
+            withLock {
+                taskFinished = true
+                self.task = nil
+            }
             ripple_counter_add(runtime.asyncRunsInFlight, -1)
         }
         let cancelNow = withLock {
-            self.task = task
+            if !taskFinished { self.task = task }
             return isOver
         }
         if cancelNow { task.cancel() }
@@ -77,7 +84,7 @@ final class AsyncRun {
         for cleanup in pending { cleanup() }
     }
 
-    /// The run's task, for tests that wait for a superseded run to finish.
+    /// The run's task while it runs (nil once it finished), for tests that wait for a superseded run to finish.
     var runningTask: Task<Void, Never>? {
         withLock { task }
     }

@@ -103,9 +103,12 @@ extension AsyncDerivation {
     /// Follows an `AsyncSequence`: the phase is ``AsyncPhase/suspending`` until the first element, then the latest
     /// element; ``AsyncPhase/failure(_:)`` when the sequence throws; the last element stays when it finishes.
     ///
-    /// Iteration starts on the first read (like an async derivation's run) and stops when the derivation is
-    /// freed; ``refresh()`` iterates the sequence again from a new iterator. Every element is a change (see the
-    /// `Equatable` form for cut-off).
+    /// Iteration starts on the first read (like an async derivation's run: by an effect, a derivation, a caller of
+    /// ``value`` or a plain read of ``phase``) and goes on until the sequence ends or the derivation is freed, even
+    /// while nothing observes it: many sequences (an `AsyncStream`) cannot be iterated again once an iteration was
+    /// cancelled, so a derivation that stopped when its last observer went would have nothing to show when the
+    /// next one came. ``refresh()`` iterates the sequence again from a new iterator. Every element is a change (see
+    /// the `Equatable` form for cut-off).
     ///
     /// ```swift
     /// let (stream, continuation) = AsyncStream.makeStream(of: Double.self)

@@ -30,12 +30,19 @@ rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out)
     return status;
 }
 
+/* Resolves an async node's handle and checks that `run` is its current run. */
+static rp_status_t resolve_run(const rp_graph_t *graph, rp_node_t node, uint64_t run, uint32_t *slot) {
+    rp_status_t status = resolve_async(graph, node, slot);
+    if (status) return status;
+    uint64_t current = rp_rec(graph, *slot)->async_run;
+    return run != 0 && run == current ? RP_OK : RP_ESUPERSEDED;
+}
+
 static rp_status_t track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
     uint32_t slot;
-    rp_status_t status = resolve_async(graph, node, &slot);
+    rp_status_t status = resolve_run(graph, node, run, &slot);
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (run == 0 || rec->async_run != run) return RP_ESUPERSEDED;
     /* Something it read changed (and a resolve or a failed compute found
      * so): its reads would be recorded for a run whose result is refused.
      * Only PENDING, it may still be current; the resolve re-validates. */
@@ -83,10 +90,9 @@ rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node) {
 
 static rp_status_t resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) {
     uint32_t slot;
-    rp_status_t status = resolve_async(graph, node, &slot);
+    rp_status_t status = resolve_run(graph, node, run, &slot);
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (run == 0 || rec->async_run != run) return RP_ESUPERSEDED;
     if (rec->flags & RP_F_BUSY) return RP_EBUSY;
     if (rec->flags & RP_F_DIRTY) return RP_ESUPERSEDED;
     if (rec->flags & RP_F_PENDING) {

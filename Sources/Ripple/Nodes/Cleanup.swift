@@ -1,3 +1,5 @@
+internal import CRipple
+
 /// Registers work to undo what the running effect's or derivation's body did: it runs before that body's next run
 /// and when its node stops (an effect cancelled or freed, a derivation freed).
 ///
@@ -70,4 +72,16 @@ private func cleanupOutsideBody() -> Never {
         inside Effect { ... } or derive { ... }; elsewhere, undo the work yourself when you are done with it.
         """
     )
+}
+
+/// Runs and forgets `cleanups` in registration order, without recording reads, including those registered while
+/// they run: what effects and derivations do before their next run. Called while `graph` is held.
+func runCleanups(_ cleanups: inout [() -> Void], in graph: OpaquePointer) {
+    _ = rp_untracked_begin(graph)
+    while !cleanups.isEmpty {
+        let pending = cleanups
+        cleanups = []
+        for cleanup in pending { cleanup() }
+    }
+    _ = rp_untracked_end(graph)
 }

@@ -148,15 +148,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         cleanups.append(cleanup)
     }
 
-    /// Runs and forgets the last run's cleanups, in registration order, without recording reads.
+    /// Runs and forgets the pending cleanups, in registration order, without recording reads.
     private func runCleanups() {
-        _ = rp_untracked_begin(graph)
-        while !cleanups.isEmpty {
-            let pending = cleanups
-            cleanups = []
-            for cleanup in pending { cleanup() }
-        }
-        _ = rp_untracked_end(graph)
+        Ripple.runCleanups(&cleanups, in: graph)
     }
 
     /// The derivation's value: the same as ``value``, for code written against a wrapper whose projected value

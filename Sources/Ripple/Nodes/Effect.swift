@@ -278,13 +278,7 @@ public final class Effect: RippleNode, Subscriber {
 
     /// Runs and forgets the pending cleanups, in registration order, without recording reads.
     private func runCleanups() {
-        _ = rp_untracked_begin(graph)
-        while !cleanups.isEmpty {
-            let pending = cleanups
-            cleanups = []
-            for cleanup in pending { cleanup() }
-        }
-        _ = rp_untracked_end(graph)
+        Ripple.runCleanups(&cleanups, in: graph)
     }
 }
 

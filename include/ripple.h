@@ -298,6 +298,13 @@ rp_status_t rp_node_dependencies(const rp_graph_t *graph, rp_node_t node, rp_nod
 rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node_t *RP_NULLABLE nodes,
                                 size_t capacity, size_t *count);
 
+/* Every live node of the graph, in creation order (a disposed node that is
+ * still being computed or run is no longer listed). Copies at most `capacity`
+ * handles into `nodes` (which may be NULL when capacity is 0) and sets *count
+ * to how many there are: call it with capacity 0 to size the array (with
+ * less room than *count, which handles are copied is unspecified). */
+rp_status_t rp_graph_nodes(const rp_graph_t *graph, rp_node_t *RP_NULLABLE nodes, size_t capacity, size_t *count);
+
 /* ---------------------------------------------------------- reads, writes */
 
 /* Announces that the host is about to read the node's value. A computed is

@@ -216,3 +216,39 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
                                 size_t *count) {
     return copy_edges(graph, node, false, nodes, capacity, count);
 }
+
+/* Sorts handles by their nodes' creation order (Shell's method: no
+ * recursion, no memory, and the slots of a graph that never freed a node are
+ * in creation order already, the best case). */
+static void sort_by_creation(const rp_graph_t *graph, rp_node_t *nodes, size_t count) {
+    static const size_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++) {
+        size_t gap = gaps[g];
+        for (size_t i = gap; i < count; i++) {
+            rp_node_t moving = nodes[i];
+            uint64_t order = rp_rec(graph, moving.slot)->order;
+            size_t j = i;
+            while (j >= gap && rp_rec(graph, nodes[j - gap].slot)->order > order) {
+                nodes[j] = nodes[j - gap];
+                j -= gap;
+            }
+            nodes[j] = moving;
+        }
+    }
+}
+
+rp_status_t rp_graph_nodes(const rp_graph_t *graph, rp_node_t *nodes, size_t capacity, size_t *count) {
+    if (graph == NULL || count == NULL || (nodes == NULL && capacity > 0)) return RP_EINVAL;
+    uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
+    size_t total = 0;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        uint16_t flags = rp_rec(graph, slot)->flags;
+        if ((flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) continue;
+        if (total < capacity) nodes[total] = rp_handle(graph, slot);
+        total++;
+    }
+    sort_by_creation(graph, nodes, total < capacity ? total : capacity);
+    *count = total;
+    rp_shared_exit((rp_graph_t *)graph, ticket);
+    return RP_OK;
+}

@@ -130,6 +130,13 @@ static void null_pointers_are_invalid(void)
     CHECK_EQ(count, 1);
     CHECK_ST(rp_node_subscribers(g, s->h, null_nodes, 0, &count), RP_OK);
     CHECK_EQ(count, 1);
+    count = 77;
+    CHECK_ST(rp_graph_nodes(null_graph, nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_graph_nodes(g, null_nodes, 4, &count), RP_EINVAL);
+    CHECK_ST(rp_graph_nodes(g, nodes, 4, null_count), RP_EINVAL);
+    CHECK_EQ(count, 77);
+    CHECK_ST(rp_graph_nodes(g, null_nodes, 0, &count), RP_OK);
+    CHECK_EQ(count, 2);
     CHECK_ST(rp_node_read(null_graph, s->h), RP_EINVAL);
     CHECK_ST(rp_source_set(null_graph, s->h), RP_EINVAL);
     CHECK_ST(rp_effect_run(null_graph, s->h), RP_EINVAL);

@@ -286,6 +286,32 @@ static void release_is_called_once_for_each_node(void)
     free(w.nodes);
 }
 
+/* Live nodes are listed in creation order, also once freed slots are reused. */
+static void live_nodes_are_listed_in_creation_order(void)
+{
+    harness_begin("live_nodes_are_listed_in_creation_order");
+    th_world_t w;
+    th_init(&w, 32, 0);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *b = th_source(&w, "b", 2);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, a, b);
+    CHECK_EQ(th_read(&w, c), 3);
+    CHECK_ST(th_dispose(&w, a), RP_OK);
+    th_node_t *d = th_source(&w, "d", 4); /* takes a's slot */
+    CHECK_EQ(d->h.slot, a->h.slot);
+    rp_node_t nodes[8];
+    size_t count = 0;
+    CHECK_ST(rp_graph_nodes(w.g, NULL, 0, &count), RP_OK);
+    CHECK_EQ(count, 3);
+    CHECK_ST(rp_graph_nodes(w.g, nodes, 8, &count), RP_OK);
+    CHECK_EQ(count, 3);
+    CHECK(harness_same(nodes[0], b->h));
+    CHECK(harness_same(nodes[1], c->h));
+    CHECK(harness_same(nodes[2], d->h));
+    c->in[0] = NULL;
+    th_done(&w);
+}
+
 /* ------------------------------------------------- destroy inside callbacks */
 
 static rp_status_t destroy_status;
@@ -346,6 +372,7 @@ int main(void)
     the_all_zero_handle_is_never_a_live_node();
     tracking_names_the_running_reader();
     release_is_called_once_for_each_node();
+    live_nodes_are_listed_in_creation_order();
     destroy_inside_a_callback_is_busy();
     return harness_finish();
 }

@@ -110,6 +110,12 @@ public final class AsyncDerivation<Value>: RippleNode {
         return value
     }
 
+    override var kindName: String { "async derivation" }
+
+    override var valueDescription: String? {
+        storedPhase.description
+    }
+
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
     override func compute() -> Bool {

@@ -209,6 +209,8 @@ final class PublisherNode: RippleNode {
         createNode(.RP_KIND_SOURCE)
     }
 
+    override var kindName: String { "publisher" }
+
     static func label(for publisher: any Publisher) -> String {
         "publisher \(String(reflecting: type(of: publisher)))"
     }
@@ -230,6 +232,8 @@ final class SubscriberNode: RippleNode {
             ownsRuntime: false
         )
     }
+
+    override var kindName: String { "subscriber" }
 
     override func runEffect() {
         guard let subscriber else {

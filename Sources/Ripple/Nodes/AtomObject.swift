@@ -46,6 +46,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         createNode(.RP_KIND_SOURCE)
     }
 
+    override var kindName: String { "atom" }
+
+    override var valueDescription: String? {
+        (latest as? any CustomStringConvertible)?.description
+    }
+
     deinit {
         // Out of the graph before `latest` and `committed` go: until then another thread's flush may commit this
         // atom for a `values` observer, which does not keep it alive.

@@ -132,6 +132,12 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         _ = rp_untracked_end(graph)
     }
 
+    override var kindName: String { "derivation" }
+
+    override var valueDescription: String? {
+        hasValue ? (cached.pointee as? any CustomStringConvertible)?.description : nil
+    }
+
     override func compute() -> Bool {
         if case .none = isolation {} else { checkIsolation() }
         if _slowPath(!cleanups.isEmpty) { runCleanups() }

@@ -187,6 +187,8 @@ public final class Effect: RippleNode, Subscriber {
         )
     }
 
+    override var kindName: String { "effect" }
+
     deinit {
         cancel()
     }

@@ -66,10 +66,12 @@ public class RippleNode {
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
 
-    /// The explicit label, or the `#fileID` of the creation site when `labelLine` is set. Kept in two parts so
-    /// that creating a node does not build a string: the label is only needed by trap messages.
-    private let labelText: String
-    private let labelLine: Int?
+    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
+    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
+    /// is only needed by trap messages and inspection.
+    private let explicitLabel: String?
+    let fileID: String
+    let line: Int
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
     /// where it was created.
@@ -83,9 +85,29 @@ public class RippleNode {
     ///
     /// Threading and lifetime: immutable; safe to read at any time while you hold the node.
     public var label: String {
-        if let labelLine { return "\(labelText):\(labelLine)" }
-        return labelText
+        explicitLabel ?? "\(fileID):\(line)"
     }
+
+    /// Where the node was created, as `"<fileID>:<line>"` (the same as ``label`` for an unlabeled node), or nil for
+    /// a node Ripple made for itself (the observer behind a `values` stream, a user ``Publisher``'s node).
+    ///
+    /// ```swift
+    /// let total = derive(label: "cart total") { 42 }      // Cart.swift, line 7
+    /// print(total.creationSite ?? "")                       // "MyApp/Cart.swift:7"
+    /// ```
+    ///
+    /// Threading and lifetime: immutable.
+    public var creationSite: String? {
+        fileID.isEmpty ? nil : "\(fileID):\(line)"
+    }
+
+    /// What kind of node this is, as inspection shows it: "atom", "derivation", "async derivation", "effect",
+    /// "publisher" or "subscriber". Overridden by each kind.
+    var kindName: String { "node" }
+
+    /// The node's current value as text, when it has one and its type is `CustomStringConvertible` (without
+    /// bringing it up to date, or recording a read). Called while the graph is held. Overridden by value nodes.
+    var valueDescription: String? { nil }
 
     /// Creates the Swift side of a node. The subclass then creates the engine node (`createNode`), once `self`
     /// is fully initialized, because the engine keeps a pointer to it.
@@ -96,13 +118,9 @@ public class RippleNode {
         self.state = runtime.state
         self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
-        if let label {
-            labelText = label
-            labelLine = nil
-        } else {
-            labelText = fileID
-            labelLine = line
-        }
+        self.explicitLabel = label
+        self.fileID = fileID
+        self.line = line
     }
 
     deinit {

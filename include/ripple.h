@@ -305,6 +305,42 @@ rp_status_t rp_node_subscribers(const rp_graph_t *graph, rp_node_t node, rp_node
  * less room than *count, which handles are copied is unspecified). */
 rp_status_t rp_graph_nodes(const rp_graph_t *graph, rp_node_t *RP_NULLABLE nodes, size_t capacity, size_t *count);
 
+/* --------------------------------------------------------------- tracing */
+
+/* What a tracer is told. */
+typedef enum RP_CLOSED_ENUM rp_trace_kind {
+    RP_TRACE_WRITE = 0,   /* rp_source_set marked `node` written (before anything re-validates) */
+    RP_TRACE_COMMIT = 1,  /* re-validation committed written source `node`; `changed`: false when it was
+                           * written back to its committed value */
+    RP_TRACE_COMPUTE = 2, /* computed or async `node` computed (an async node: started a run); `changed`:
+                           * false is an equality cut-off, nothing downstream re-runs for it */
+    RP_TRACE_RUN = 3,     /* effect `node` is about to run (its writes and what they cause follow) */
+    RP_TRACE_RESOLVE = 4  /* a run of async `node` delivered a result (rp_async_resolve_end); `changed` */
+} rp_trace_kind_t;
+
+/* One traced event. `cause` is the dependency whose change made `node`
+ * compute or run (the first one re-validation found changed), RP_NODE_NONE
+ * when there is none: a first compute or run, an explicit rp_effect_run or
+ * rp_async_restart, a dependency disposed, a write. The data pointers are the
+ * nodes' (NULL for RP_NODE_NONE). */
+typedef struct rp_trace_event {
+    rp_trace_kind_t kind;
+    bool changed;
+    rp_node_t node;
+    rp_node_t cause;
+    void *RP_NULLABLE data;
+    void *RP_NULLABLE cause_data;
+} rp_trace_event_t;
+
+/* A tracer runs synchronously, on the thread holding the graph, in the middle
+ * of the engine's walks: it must not call into the graph. */
+typedef void (*rp_tracer_t)(void *RP_NULLABLE context, rp_graph_t *graph, const rp_trace_event_t *event);
+
+/* Installs `tracer` (NULL removes it): from the next event on, the graph
+ * tells it every write, commit, compute and effect run, in the order they
+ * happen. Without a tracer the engine only keeps each marked node's cause. */
+rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t RP_NULLABLE tracer, void *RP_NULLABLE context);
+
 /* ---------------------------------------------------------- reads, writes */
 
 /* Announces that the host is about to read the node's value. A computed is

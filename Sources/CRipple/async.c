@@ -142,7 +142,10 @@ rp_status_t rp_async_resolve_end(rp_graph_t *graph, rp_node_t node, bool changed
     graph->resolving = RP_NODE_NONE;
     uint32_t slot;
     /* Disposed inside the section: nobody reads it any more. */
-    if (changed && resolve_async(graph, node, &slot) == RP_OK) rp_mark_readers_changed(graph, slot);
+    if (resolve_async(graph, node, &slot) == RP_OK) {
+        rp_trace(graph, RP_TRACE_RESOLVE, slot, RP_NO_SLOT, changed);
+        if (changed) rp_mark_readers_changed(graph, slot);
+    }
     rp_status_t status = rp_settle(graph);
     rp_exclusive_exit(graph);
     return status;

@@ -134,3 +134,21 @@ rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out) {
     *out = tracking ? rp_handle(graph, graph->active) : RP_NODE_NONE;
     return RP_OK;
 }
+
+void rp_trace_slow(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint32_t cause, bool changed) {
+    rp_trace_event_t event = {kind, changed, rp_handle(graph, slot), RP_NODE_NONE, rp_rec(graph, slot)->data, NULL};
+    if (cause != RP_NO_SLOT && (rp_rec(graph, cause)->flags & RP_F_LIVE)) {
+        event.cause = rp_handle(graph, cause);
+        event.cause_data = rp_rec(graph, cause)->data;
+    }
+    graph->tracer(graph->tracer_context, graph, &event);
+}
+
+rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t tracer, void *context) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    graph->tracer = tracer;
+    graph->tracer_context = context;
+    rp_exclusive_exit(graph);
+    return RP_OK;
+}

@@ -99,7 +99,10 @@ typedef struct rp_node_rec {
     uint8_t unused;
     uint32_t cursor;         /* while computing: deps confirmed by this run */
     uint32_t eval_parent;    /* while computing: the node computing before it */
-    uint32_t next_free;      /* free list link when not live */
+    union {
+        uint32_t next_free;  /* free list link when not live */
+        uint32_t cause;      /* live: the dependency whose change made it DIRTY, RP_NO_SLOT if none */
+    };
     uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
     union {
         uint64_t flush_id;   /* effects */
@@ -199,6 +202,9 @@ struct rp_graph {
     bool flushing;
     bool draining;
 
+    rp_tracer_t tracer; /* NULL: nothing is traced (one branch at each traced point) */
+    void *tracer_context;
+
     uint64_t next_order;
     uint64_t stamp;
     uint64_t write_epoch;
@@ -224,6 +230,14 @@ static inline rp_status_t rp_resolve(const rp_graph_t *graph, rp_node_t node, ui
     }
     *slot = node.slot;
     return RP_OK;
+}
+
+/* graph.c */
+void rp_trace_slow(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint32_t cause, bool changed);
+
+/* Tells the tracer, if there is one. `cause` is a slot or RP_NO_SLOT. */
+static inline void rp_trace(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint32_t cause, bool changed) {
+    if (graph->tracer != NULL) rp_trace_slow(graph, kind, slot, cause, changed);
 }
 
 /* node.c */

@@ -70,6 +70,7 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if ((rec->flags & RP_F_DIRTY) && !(rec->flags & RP_F_COMPUTING)) return;
     rec->flags |= RP_F_DIRTY;
+    rec->cause = RP_NO_SLOT; /* a disposal or a restart, not a change of a dependency */
     queue_if_effect(graph, slot, rec);
     rp_propagate(graph, slot);
 }
@@ -87,10 +88,12 @@ static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
              * of one node: it runs again. */
             if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
                 sub->flags = flags | RP_F_DIRTY;
+                sub->cause = slot;
                 queue_if_effect(graph, edge.node, sub);
             }
         } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
             sub->flags = flags | RP_F_DIRTY;
+            sub->cause = slot;
         }
     }
 }
@@ -117,7 +120,11 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
 
     rp_status_t status = RP_OK;
     rp_node_t handle = rp_handle(graph, slot);
+    /* Taken now: a change during the run marks it again, with its own cause. */
+    uint32_t cause = rec->cause;
+    rec->cause = RP_NO_SLOT;
     if (rec->kind == RP_KIND_EFFECT) {
+        rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
         /* An async node's compute starts the run this stamp names: it is
@@ -134,6 +141,7 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     graph->active_rec = parent_rec;
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
+        if (rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
@@ -160,6 +168,7 @@ static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed
         rec->flags &= (uint16_t)~RP_F_DIRTY;
         *changed = graph->callbacks.commit == NULL ||
                    graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
+        rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
     rp_status_t status = run_tracked(graph, slot, changed);
@@ -224,6 +233,7 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
                 if (changed) {
                     if (dep_rec->nsubs > 1) shallow_propagate(graph, dep);
                     dirty = true;
+                    rec->cause = dep;
                 }
             } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
                 push_frame(graph, current, position);
@@ -257,6 +267,7 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
             rp_node_finish_if_disposing(graph, current);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
+        if (dirty) rp_rec(graph, frame.node)->cause = current;
         current = frame.node;
         position = frame.position;
     }
@@ -458,6 +469,7 @@ static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
     if (rec->kind != RP_KIND_SOURCE) return RP_EKIND;
     graph->write_epoch++;
     rec->flags |= RP_F_DIRTY;
+    rp_trace(graph, RP_TRACE_WRITE, slot, RP_NO_SLOT, true);
     /* Even when the source is still DIRTY from an earlier write: propagation
      * stops at readers already marked, and re-marks any that lost their mark. */
     rp_propagate(graph, slot);

@@ -84,6 +84,10 @@ public final class Runtime {
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
 
+    /// The tracer ``startTracing(_:)-4ymob`` installed, told every event by the engine's trace callback; nil when
+    /// nothing traces. Touched only while the graph is held.
+    var tracer: (@Sendable (TraceEvent) -> Void)?
+
     /// Creates an empty runtime with its own graph.
     ///
     /// ```swift
@@ -165,6 +169,9 @@ struct RuntimeState {
 
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
     var trackedRunNode = rp_node_t()
+
+    /// Where the write in progress was made (`AtomObject.set(_:fileID:line:)`), for a tracer; nil otherwise.
+    var writeSite: String?
 
     /// Called by the compute and run callbacks before they run user code. Makes this runtime the thread's innermost
     /// evaluating one, clears `runningEffect` (a derivation's body is not an effect body; an effect's run sets itself

@@ -52,6 +52,32 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         (latest as? any CustomStringConvertible)?.description
     }
 
+    override var committedValueDescription: String? {
+        (committed as? any CustomStringConvertible)?.description
+    }
+
+    /// Writes `newValue`, as setting ``value`` does, and tells a tracer where the write was made: a property setter
+    /// cannot know its caller's file and line, so a traced write through ``value`` names no place.
+    ///
+    /// ```swift
+    /// let quantity = atom(4, label: "quantity")
+    /// quantity.set(5)            // a tracer shows: write quantity (Cart.swift:12) 4 → 5
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - newValue: the value to store; equal to the current one, it is no write.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading: from any thread, like a write of ``value``.
+    public func set(_ newValue: Value, fileID: String = #fileID, line: Int = #line) {
+        exclusively {
+            if runtime.tracer != nil { state.pointee.writeSite = "\(fileID):\(line)" }
+            store(newValue)
+            state.pointee.writeSite = nil
+        }
+    }
+
     deinit {
         // Out of the graph before `latest` and `committed` go: until then another thread's flush may commit this
         // atom for a `values` observer, which does not keep it alive.

@@ -109,6 +109,10 @@ public class RippleNode {
     /// bringing it up to date, or recording a read). Called while the graph is held. Overridden by value nodes.
     var valueDescription: String? { nil }
 
+    /// For an atom, the value its readers last saw (before writes not yet committed), as text. Called while the
+    /// graph is held.
+    var committedValueDescription: String? { nil }
+
     /// Creates the Swift side of a node. The subclass then creates the engine node (`createNode`), once `self`
     /// is fully initialized, because the engine keeps a pointer to it.
     init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,

@@ -127,6 +127,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         bool seen = !(sub->flags & RP_F_COMPUTING) || edge.mirror < sub->cursor;
         remove_dep_keeping_order(graph, edge.node, edge.mirror);
         graph->live_edges--;
+        if (sub->cause == slot) sub->cause = RP_NO_SLOT; /* the slot may be reused by the time it is told */
         if (seen) rp_mark_dirty(graph, edge.node);
     }
     rp_unlink_deps_from(graph, slot, 0);

@@ -159,6 +159,8 @@ static struct harness {
     const uint8_t *data;
     size_t size, at;
     unsigned long step;
+    /* tracing: the effect whose run the tracer announced, the node whose compute last succeeded */
+    int traced_run, computed_last;
 } h;
 
 static bool tracing;
@@ -473,6 +475,7 @@ static rp_status_t async_compute(model_node_t *n, rp_graph_t *graph, rp_node_t n
     if (*changed) n->version++;
     n->value = IN_FLIGHT;
     n->has_value = true;
+    h.computed_last = n->id;
     return RP_OK;
 }
 
@@ -492,6 +495,7 @@ static rp_status_t on_compute(void *host, rp_graph_t *graph, rp_node_t node, voi
     trace("%*scomputed %d = %ld (was %ld)\n", 2 * callback_depth, "", n->id, v, n->value);
     n->value = v;
     n->has_value = true;
+    h.computed_last = n->id;
     return RP_OK;
 }
 
@@ -514,6 +518,8 @@ static void on_run(void *host, rp_graph_t *graph, rp_node_t node, void *data)
     if (first != NULL && first->handle.generation == 0) first->handle = node; /* its run inside rp_node_create */
     model_node_t *n = callback_node(graph, node, data, "run");
     REQUIRE(n->kind == RP_KIND_EFFECT && n->alive, "run of node %d, not a live effect", n->id);
+    REQUIRE(h.traced_run == n->id, "effect %d ran, the tracer was told of %d", n->id, h.traced_run);
+    h.traced_run = -1;
     REQUIRE(!h.in_batch_write, "effect %d ran on a write inside a batch", n->id);
     REQUIRE(n->id > h.last_run_id || !h.strict, "effect %d ran after effect %d, created later", n->id,
             h.last_run_id);
@@ -522,6 +528,38 @@ static void on_run(void *host, rp_graph_t *graph, rp_node_t node, void *data)
     if (run_node(n, false, &v, "effect") != RP_OK) return; /* n->failed: the host runs it again */
     n->value = v;
     n->has_value = true;
+}
+
+/* The tracer, installed in every run: each event names a node of the kind it
+ * concerns, a cause that can be read, a run just before it happens and a
+ * compute just after it succeeded. */
+static void on_trace(void *context, rp_graph_t *graph, const rp_trace_event_t *event)
+{
+    (void)context;
+    model_node_t *first = event->data;
+    if (event->kind == RP_TRACE_RUN && first != NULL && first->handle.generation == 0) first->handle = event->node;
+    model_node_t *n = callback_node(graph, event->node, event->data, "trace");
+    switch (event->kind) {
+    case RP_TRACE_WRITE:
+    case RP_TRACE_COMMIT:
+        REQUIRE(n->kind == RP_KIND_SOURCE, "write or commit traced for node %d, not a source", n->id);
+        break;
+    case RP_TRACE_COMPUTE:
+        REQUIRE(n->kind == RP_KIND_COMPUTED || n->kind == RP_KIND_ASYNC, "compute traced for node %d", n->id);
+        REQUIRE(h.computed_last == n->id, "compute of %d traced, %d computed last", n->id, h.computed_last);
+        break;
+    case RP_TRACE_RUN:
+        REQUIRE(n->kind == RP_KIND_EFFECT, "run traced for node %d, not an effect", n->id);
+        h.traced_run = n->id;
+        break;
+    case RP_TRACE_RESOLVE:
+        REQUIRE(n->kind == RP_KIND_ASYNC, "result traced for node %d, not an async node", n->id);
+        break;
+    }
+    if (event->cause_data != NULL) {
+        model_node_t *cause = callback_node(graph, event->cause, event->cause_data, "trace cause");
+        REQUIRE(cause->kind != RP_KIND_EFFECT, "node %d traced with effect %d as its cause", n->id, cause->id);
+    }
 }
 
 static void on_watched(void *host, rp_graph_t *graph, rp_node_t node, void *data)
@@ -1008,6 +1046,9 @@ static int run_input(const uint8_t *data, size_t size)
         .allocator = &allocator,
     };
     require_status(rp_graph_create(&config, &h.graph), RP_OK, "rp_graph_create");
+    require_status(rp_graph_set_tracer(h.graph, on_trace, NULL), RP_OK, "rp_graph_set_tracer");
+    h.traced_run = -1;
+    h.computed_last = -1;
     h.op = "setup";
     trace("mode %u\n", h.mode);
     create(RP_KIND_SOURCE);

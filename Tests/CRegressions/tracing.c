@@ -129,6 +129,30 @@ static void an_effect_write_causes_the_next_run(void)
     th_done(&w);
 }
 
+/* A node marked because of a dependency that is then disposed, its slot
+ * reused: the compute names no cause, not the slot's new node (the fuzzer
+ * found it: a computed traced with an effect as its cause). */
+static void a_disposed_cause_is_not_its_slots_next_node(void)
+{
+    harness_begin("a_disposed_cause_is_not_its_slots_next_node");
+    th_world_t w;
+    traced(&w);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *a = th_computed(&w, "a", th_sum, 0, s, NULL);
+    th_node_t *b = th_computed(&w, "b", th_sum, 0, s, NULL);
+    th_effect(&w, "e", th_sum, 0, a, NULL);
+    CHECK_EQ(th_read(&w, b), 1);
+    CHECK_ST(th_write(&w, s, 2), RP_OK); /* e re-validates a; b is marked, with s as its cause */
+    a->in[0] = b->in[0] = NULL; /* their bodies stop reading s */
+    CHECK_ST(th_dispose(&w, s), RP_OK);
+    th_node_t *f = th_effect(&w, "f", th_sum, 0, NULL, NULL);
+    CHECK_EQ(f->h.slot, s->h.slot);
+    th_take_log(&w);
+    CHECK_EQ(th_read(&w, b), 0);
+    CHECK_STR(th_take_log(&w), "compute b");
+    th_done(&w);
+}
+
 static void a_removed_tracer_is_told_nothing(void)
 {
     harness_begin("a_removed_tracer_is_told_nothing");
@@ -151,6 +175,7 @@ int main(void)
     a_batch_commits_what_changed_once();
     a_branch_switch_names_the_condition();
     an_effect_write_causes_the_next_run();
+    a_disposed_cause_is_not_its_slots_next_node();
     a_removed_tracer_is_told_nothing();
     return harness_finish();
 }

@@ -147,6 +147,14 @@ void rp_trace_slow(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint3
 rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t tracer, void *context) {
     if (graph == NULL) return RP_EINVAL;
     rp_exclusive_enter(graph);
+    /* Causes are kept only while a tracer is installed: those of nodes marked
+     * before may be out of date, so a new tracer starts with none. */
+    if (tracer != NULL && graph->tracer == NULL) {
+        for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+            rp_node_rec_t *rec = rp_rec(graph, slot);
+            if (rec->flags & RP_F_LIVE) rec->cause = RP_NO_SLOT;
+        }
+    }
     graph->tracer = tracer;
     graph->tracer_context = context;
     rp_exclusive_exit(graph);

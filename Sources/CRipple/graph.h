@@ -101,7 +101,8 @@ typedef struct rp_node_rec {
     uint32_t eval_parent;    /* while computing: the node computing before it */
     union {
         uint32_t next_free;  /* free list link when not live */
-        uint32_t cause;      /* live: the dependency whose change made it DIRTY, RP_NO_SLOT if none */
+        uint32_t cause;      /* live, while a tracer is installed: the dependency whose change made it DIRTY,
+                              * RP_NO_SLOT if none */
     };
     uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
     union {

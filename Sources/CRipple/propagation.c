@@ -79,6 +79,7 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
  * They are already queued (effects) or marked downstream. */
 static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
+    bool tracing = graph->tracer != NULL; /* causes are kept only for a tracer */
     for (uint32_t i = 0; i < rec->nsubs; i++) {
         rp_edge_t edge = rec->subs[i];
         rp_node_rec_t *sub = rp_rec(graph, edge.node);
@@ -88,12 +89,12 @@ static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
              * of one node: it runs again. */
             if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
                 sub->flags = flags | RP_F_DIRTY;
-                sub->cause = slot;
+                if (tracing) sub->cause = slot;
                 queue_if_effect(graph, edge.node, sub);
             }
         } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
             sub->flags = flags | RP_F_DIRTY;
-            sub->cause = slot;
+            if (tracing) sub->cause = slot;
         }
     }
 }
@@ -121,8 +122,11 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     rp_status_t status = RP_OK;
     rp_node_t handle = rp_handle(graph, slot);
     /* Taken now: a change during the run marks it again, with its own cause. */
-    uint32_t cause = rec->cause;
-    rec->cause = RP_NO_SLOT;
+    uint32_t cause = RP_NO_SLOT;
+    if (graph->tracer != NULL) {
+        cause = rec->cause;
+        rec->cause = RP_NO_SLOT;
+    }
     if (rec->kind == RP_KIND_EFFECT) {
         rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
@@ -200,6 +204,7 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
      * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = graph->write_epoch;
     bool dirty = false;
+    bool tracing = graph->tracer != NULL; /* causes are kept only for a tracer */
     rp_rec(graph, root)->flags |= RP_F_CHECKING;
     for (;;) {
         rp_node_rec_t *rec = rp_rec(graph, current);
@@ -233,7 +238,7 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
                 if (changed) {
                     if (dep_rec->nsubs > 1) shallow_propagate(graph, dep);
                     dirty = true;
-                    rec->cause = dep;
+                    if (tracing) rec->cause = dep;
                 }
             } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
                 push_frame(graph, current, position);
@@ -267,7 +272,7 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
             rp_node_finish_if_disposing(graph, current);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
-        if (dirty) rp_rec(graph, frame.node)->cause = current;
+        if (dirty && tracing) rp_rec(graph, frame.node)->cause = current;
         current = frame.node;
         position = frame.position;
     }

@@ -238,7 +238,7 @@ void rp_trace_slow(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint3
 
 /* Tells the tracer, if there is one. `cause` is a slot or RP_NO_SLOT. */
 static inline void rp_trace(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint32_t cause, bool changed) {
-    if (graph->tracer != NULL) rp_trace_slow(graph, kind, slot, cause, changed);
+    if (__builtin_expect(graph->tracer != NULL, 0)) rp_trace_slow(graph, kind, slot, cause, changed);
 }
 
 /* node.c */

@@ -77,9 +77,9 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
 
 /* A dependency changed: readers that were only PENDING must now recompute.
  * They are already queued (effects) or marked downstream. */
-static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
+static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
+                                                                              bool tracing) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    bool tracing = graph->tracer != NULL; /* causes are kept only for a tracer */
     for (uint32_t i = 0; i < rec->nsubs; i++) {
         rp_edge_t edge = rec->subs[i];
         rp_node_rec_t *sub = rp_rec(graph, edge.node);
@@ -99,6 +99,20 @@ static void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
     }
 }
 
+/* With a tracer the readers also learn their cause: a separate copy, so that
+ * the untraced one stays small enough to be inlined into the walks. */
+static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot) {
+    mark_pending_readers_dirty(graph, slot, true);
+}
+
+static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) {
+        mark_pending_readers_dirty_traced(graph, slot);
+    } else {
+        mark_pending_readers_dirty(graph, slot, false);
+    }
+}
+
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
     graph->write_epoch++;
     rp_propagate(graph, slot);
@@ -107,7 +121,8 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, and unlinks what the run did not read again. */
-static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
+static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
+                                                                        bool *changed, bool tracing) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
@@ -123,12 +138,12 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     rp_node_t handle = rp_handle(graph, slot);
     /* Taken now: a change during the run marks it again, with its own cause. */
     uint32_t cause = RP_NO_SLOT;
-    if (graph->tracer != NULL) {
+    if (tracing) {
         cause = rec->cause;
         rec->cause = RP_NO_SLOT;
     }
     if (rec->kind == RP_KIND_EFFECT) {
-        rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
+        if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
         /* An async node's compute starts the run this stamp names: it is
@@ -145,7 +160,7 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     graph->active_rec = parent_rec;
     rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
-        if (rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
+        if (tracing && rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
@@ -156,6 +171,17 @@ static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *ch
     }
     rec->flags &= (uint16_t)~RP_F_COMPUTING;
     return status;
+}
+
+/* Traced and untraced copies of the same code: without a tracer, a run pays
+ * one test of graph->tracer and nothing else. */
+static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot, bool *changed) {
+    return run_tracked_as(graph, slot, changed, true);
+}
+
+static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, changed);
+    return run_tracked_as(graph, slot, changed, false);
 }
 
 void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
@@ -196,7 +222,8 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
  * and any deferred disposal for the caller to finish. */
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
+static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
+                                                                        bool *dirty_out, bool tracing) {
     size_t base = graph->stack_top;
     uint32_t current = root;
     uint32_t position = 0;
@@ -204,7 +231,6 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
      * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = graph->write_epoch;
     bool dirty = false;
-    bool tracing = graph->tracer != NULL; /* causes are kept only for a tracer */
     rp_rec(graph, root)->flags |= RP_F_CHECKING;
     for (;;) {
         rp_node_rec_t *rec = rp_rec(graph, current);
@@ -276,6 +302,16 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty_out) {
         current = frame.node;
         position = frame.position;
     }
+}
+
+/* As for runs: a traced copy keeps causes, the untraced one pays one test. */
+static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, bool *dirty) {
+    return check_dirty_as(graph, root, dirty, true);
+}
+
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, dirty);
+    return check_dirty_as(graph, root, dirty, false);
 }
 
 /* `slot` was read while being computed or checked: it depends on the node

@@ -111,4 +111,40 @@ import Testing
         let report = runtime.liveNodeReport()
         #expect(report.isEmpty, "\(report)")
     }
+
+    /// Inspection while other threads create, write and drop nodes: each description is one consistent moment
+    /// (every edge joins two listed nodes), nodes freed meanwhile are left out rather than touched, and once the
+    /// threads are done nothing is left.
+    @Test func inspectingWhileThreadsCreateAndDropNodesSeesConsistentGraphs() async {
+        let runtime = Runtime()
+        let rounds = Stress.iterations(quick: 200)
+        let violations = Violations()
+        await runOnThreads(4) { index in
+            for round in 0..<rounds {
+                if index == 0 {
+                    let description = runtime.graphDescription()
+                    let lines = description.split(separator: "\n")
+                    let nodes = Set(lines.filter { $0.contains("[label=") }.map { $0.split(separator: " ")[0] })
+                    for edge in lines where edge.contains(" -> ") && !edge.contains("[label=") {
+                        let parts = edge.split(separator: " ")  // "n1", "->", "n2;"
+                        if !nodes.contains(parts[0]) || !nodes.contains(parts[2].dropLast()) {
+                            violations.record("round \(round): an edge to an unlisted node: \(edge)")
+                        }
+                    }
+                    _ = runtime.liveNodeReport()
+                } else {
+                    inRuntime(runtime) {
+                        let count = atom(round, label: "count \(index)")
+                        let doubled = derive(label: "doubled \(index)") { count.value * 2 }
+                        let effect = Effect(label: "effect \(index)") { _ = doubled.value }
+                        count.value += 1
+                        withExtendedLifetime(effect) {}
+                    }
+                }
+            }
+        }
+        #expect(violations.messages.isEmpty, "\(violations.messages)")
+        let report = runtime.liveNodeReport()
+        #expect(report.isEmpty, "\(report)")
+    }
 }

@@ -47,30 +47,31 @@ extension Runtime {
     /// derivation is brought up to date (each shows the value it last computed).
     func inspectGraph(focusingOn focus: RippleNode? = nil) -> InspectedGraph {
         // The nodes stay retained until the graph is released: when ours is the last reference (a node being
-        // freed on another thread), its deinit then runs outside the inspection, not in the middle of it.
-        var retained: [RippleNode] = []
+        // freed on another thread), its deinit then runs outside the inspection, not in the middle of it. Edges
+        // are matched by the engine's handles (see `liveNodesWithHandles()`).
+        var retained: [(node: RippleNode, handle: rp_node_t)] = []
         let inspected = batch { () -> InspectedGraph in
-            retained = liveNodes()
+            retained = liveNodesWithHandles()
             var positions: [UInt64: Int] = [:]
-            for (position, node) in retained.enumerated() { positions[Self.key(of: node.handle)] = position }
+            for (position, entry) in retained.enumerated() { positions[Self.key(of: entry.handle)] = position }
             return InspectedGraph(
-                nodes: retained.map(LiveNode.init(describing:)),
-                dependencies: retained.map { node in
-                    dependencyHandles(of: node).compactMap { positions[Self.key(of: $0)] }
+                nodes: retained.map { LiveNode(describing: $0.node) },
+                dependencies: retained.map { entry in
+                    dependencyHandles(of: entry.handle, node: entry.node).compactMap { positions[Self.key(of: $0)] }
                 },
-                focus: focus.flatMap { focus in retained.firstIndex { $0 === focus } }
+                focus: focus.flatMap { focus in retained.firstIndex { $0.node === focus } }
             )
         }
         withExtendedLifetime(retained) {}
         return inspected
     }
 
-    /// What `node` read in its last run, in read order. Called while the graph is held.
-    private func dependencyHandles(of node: RippleNode) -> [rp_node_t] {
+    /// What the node behind `handle` read in its last run, in read order. Called while the graph is held.
+    private func dependencyHandles(of handle: rp_node_t, node: RippleNode) -> [rp_node_t] {
         var count = 0
-        var status = rp_node_dependencies(graph, node.handle, nil, 0, &count)
+        var status = rp_node_dependencies(graph, handle, nil, 0, &count)
         var handles = [rp_node_t](repeating: rp_node_t(), count: count)
-        if status == .RP_OK, count > 0 { status = rp_node_dependencies(graph, node.handle, &handles, count, &count) }
+        if status == .RP_OK, count > 0 { status = rp_node_dependencies(graph, handle, &handles, count, &count) }
         if _slowPath(status != .RP_OK) { fail(status, "listing what it reads, for inspection, of", node: node) }
         return Array(handles.prefix(count))
     }

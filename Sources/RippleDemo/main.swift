@@ -1,7 +1,24 @@
 // ripple-demo: a short tour of Ripple. Every derived value and effect prints a
 // line when it runs, so the output shows what runs when, and what does not.
+//
+//   ripple-demo                  the tour
+//   ripple-demo --graph FILE     the tour, and the cart's dependency graph written
+//                                to FILE in Graphviz DOT while every node of it is
+//                                live (scripts/graph renders it to SVG)
 import Dispatch
+import Foundation
 import Ripple
+
+/// Where `--graph` asks for the cart's graph, if it does.
+let graphPath: String? = {
+    let arguments = CommandLine.arguments.dropFirst()
+    guard let flag = arguments.firstIndex(of: "--graph") else { return nil }
+    guard flag + 1 < arguments.endIndex else {
+        FileHandle.standardError.write(Data("ripple-demo: --graph needs a file name\n".utf8))
+        exit(2)
+    }
+    return arguments[flag + 1]
+}()
 
 func step(_ title: String) {
     print("\n> \(title)")
@@ -61,6 +78,19 @@ func step(_ title: String) {
     note.value = "second note"
     print("  (writing the note ran nothing: the logger read it untracked)")
     quantity = 6
+
+    if let graphPath {
+        // Now every node of the cart is live and each effect has read what it reads: the most to see. The note
+        // has no edge: the logger read it untracked.
+        step("the graph: every live node and what reads it, in Graphviz DOT")
+        do {
+            try Runtime.current.graphDescription().write(toFile: graphPath, atomically: true, encoding: .utf8)
+            print("  written to \(graphPath)")
+        } catch {
+            FileHandle.standardError.write(Data("ripple-demo: cannot write \(graphPath): \(error)\n".utf8))
+            exit(1)
+        }
+    }
 
     step("cancel(): the display runs its cleanup and stops; then price = 100 runs only the badge")
     display.cancel()

@@ -418,4 +418,35 @@ import Ripple
             withExtendedLifetime(render) {}
         }
     }
+
+    /// README "Seeing inside" and the Debugging article: the graph of the cart, exactly as printed there.
+    @Test func seeingInsideDescribesTheCartGraph() {
+        let runtime = Runtime()
+        let description = withIsolatedRuntime(using: runtime) { () -> String in
+            let price = atom(4, label: "price")
+            let quantity = atom(3, label: "quantity")
+            let total = derive(label: "total") { quantity.value * price.value }
+            let display = Effect(label: "display") { _ = total.value }
+            defer { withExtendedLifetime(display) {} }
+            return runtime.graphDescription()
+        }
+        #expect(
+            description == """
+                digraph ripple {
+                    // an edge points from a node to a node that read it; a reader's edges are in the order it read them
+                    rankdir=LR;
+                    node [fontname="Helvetica", fontsize=11];
+                    n0 [label="price\\natom = 4", shape=ellipse];
+                    n1 [label="quantity\\natom = 3", shape=ellipse];
+                    n2 [label="total\\nderivation = 12", shape=box];
+                    n3 [label="display\\neffect", shape=hexagon];
+                    n1 -> n2;
+                    n0 -> n2;
+                    n2 -> n3;
+                }
+
+                """)
+        let report = runtime.liveNodeReport()
+        #expect(report.isEmpty, "\(report)")
+    }
 }

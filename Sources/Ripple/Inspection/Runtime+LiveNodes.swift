@@ -8,13 +8,20 @@ extension Runtime {
     /// Every live node of this runtime, in creation order, retained for the caller. Taken while the graph is held,
     /// so that no node is freed meanwhile; a node whose deinit has begun is left out.
     func liveNodes() -> [RippleNode] {
+        liveNodesWithHandles().map(\.node)
+    }
+
+    /// ``liveNodes()`` with the engine's handle of each node. Use these handles, not `node.handle`, while
+    /// inspecting: a node is listed as soon as rp_node_create has made it, but its creator stores `handle` only
+    /// after that call returns and the graph is released, so another thread can see it still empty.
+    func liveNodesWithHandles() -> [(node: RippleNode, handle: rp_node_t)] {
         batch {
             var count = 0
             var status = rp_graph_nodes(graph, nil, 0, &count)
             var handles = [rp_node_t](repeating: rp_node_t(), count: count)
             if status == .RP_OK { status = rp_graph_nodes(graph, &handles, count, &count) }
             if _slowPath(status != .RP_OK) { fail(status, "listing the nodes of", node: nil) }
-            return handles.compactMap(retainedNode)
+            return handles.compactMap { handle in retainedNode(handle).map { (node: $0, handle: handle) } }
         }
     }
 

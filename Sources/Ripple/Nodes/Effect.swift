@@ -187,7 +187,8 @@ public final class Effect: RippleNode, Subscriber {
         )
     }
 
-    override var kindName: String { "effect" }
+    /// A `values` observer is Ripple's own node, shown apart from the effects the program created.
+    override var kindName: String { isValuesObserver ? "values observer" : "effect" }
 
     deinit {
         cancel()

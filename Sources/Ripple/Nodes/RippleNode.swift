@@ -102,7 +102,7 @@ public class RippleNode {
     }
 
     /// What kind of node this is, as inspection shows it: "atom", "derivation", "async derivation", "effect",
-    /// "publisher" or "subscriber". Overridden by each kind.
+    /// "values observer", "publisher" or "subscriber". Overridden by each kind.
     var kindName: String { "node" }
 
     /// The node's current value as text, when it has one and its type is `CustomStringConvertible` (without

@@ -71,13 +71,13 @@ public struct Snapshot {
     ///
     /// Threading and lifetime: an immutable value that keeps nothing alive.
     public struct AtomRecord: Hashable, Sendable, CustomStringConvertible {
-        /// The atom's ``RippleNode/label`` when it was captured.
+        /// The atom's ``RippleNode/label``.
         ///
         /// ```swift
         /// let snapshot = Runtime.current.snapshot()
         /// print(snapshot.skipped.map(\.label))
         /// ```
-        public let label: String
+        public var label: String { explicitLabel ?? "\(fileID):\(line)" }
 
         /// Where the atom was created: see ``RippleNode/creationSite``.
         ///
@@ -85,7 +85,13 @@ public struct Snapshot {
         /// let snapshot = Runtime.current.snapshot()
         /// print(snapshot.entries.compactMap(\.atom.creationSite))
         /// ```
-        public let creationSite: String?
+        public var creationSite: String? { fileID.isEmpty ? nil : "\(fileID):\(line)" }
+
+        /// The node's label parts, kept as they are (strings shared with the node): the texts are built only
+        /// when asked for, so that a capture builds no string.
+        let explicitLabel: String?
+        let fileID: String
+        let line: Int
 
         /// The engine's slot and generation of the atom: its identity within the runtime. With the graph's tag,
         /// they make the handle that finds the atom again, or reports it freed.
@@ -94,8 +100,9 @@ public struct Snapshot {
         let graphTag: UInt32
 
         init(_ node: RippleNode) {
-            label = node.label
-            creationSite = node.creationSite
+            explicitLabel = node.explicitLabel
+            fileID = node.fileID
+            line = node.line
             slot = node.handle.slot
             generation = node.handle.generation
             graphTag = node.handle.graph_tag
@@ -367,9 +374,11 @@ extension Runtime {
     /// alive, not the atoms.
     public func snapshot() -> Snapshot {
         batch {
+            let nodes = liveNodes()
             var entries: [Snapshot.Entry] = []
+            entries.reserveCapacity(nodes.count)
             var skipped: [Snapshot.AtomRecord] = []
-            for node in liveNodes() {
+            for node in nodes {
                 if let captured = node.captureValue() {
                     entries.append(Snapshot.Entry(atom: Snapshot.AtomRecord(node), captured: captured))
                 } else if node.isSkippedBySnapshots {

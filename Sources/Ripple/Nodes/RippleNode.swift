@@ -70,7 +70,7 @@ public class RippleNode {
     /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
     /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
     /// is only needed by trap messages and inspection.
-    private let explicitLabel: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 

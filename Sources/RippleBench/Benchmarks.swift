@@ -153,6 +153,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(wrapperReadBenchmark())
     benchmarks.append(contentsOf: threadBenchmarks())
     benchmarks.append(contentsOf: asyncBenchmarks())
+    benchmarks.append(snapshotBenchmark())
     return benchmarks
 }
 
@@ -307,6 +308,26 @@ private func asyncBenchmarks() -> [Benchmark] {
             row.notes.append("per write→success: " + notes.joined(separator: ", "))
         },
     ]
+}
+
+/// Snapshots (Swift only): capturing and restoring the values of 10,000 atoms, and the heap a snapshot holds.
+/// The Swift column is the capture; the restore and the bytes are in the notes and figures.
+private func snapshotBenchmark() -> Benchmark {
+    Benchmark(id: "snapshot", group: "snapshot", title: "snapshot 10k atoms") { row, options in
+        row.observationNote = "not applicable"
+        guard options.swift else { return }
+        let count = RippleSnapshots.defaultCount
+        let figures = RippleSnapshots.run(count: count, samples: options.samples(RippleSnapshots.defaultSamples))
+        row.swiftMilliseconds = figures.captureMilliseconds
+        row.failures += figures.failures.map { "Swift: \($0)" }
+        row.figures["captureMilliseconds"] = figures.captureMilliseconds
+        row.figures["restoreMilliseconds"] = figures.restoreMilliseconds
+        row.figures["snapshotBytesPerAtom"] = figures.bytesPerAtom
+        row.notes.append(
+            "capture \(format(figures.captureMilliseconds)) ms (\(format(figures.captureMilliseconds * 1e6 / Double(count)))"
+                + " ns/atom), restore \(format(figures.restoreMilliseconds)) ms (all \(count) changed, one effect run),"
+                + " \(format(figures.bytesPerAtom)) B/atom held")
+    }
 }
 
 /// Runs `body` in a task and blocks the calling thread (the main thread, never one of the cooperative pool's)

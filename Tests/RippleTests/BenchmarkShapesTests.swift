@@ -136,4 +136,10 @@ import Testing
         #expect(chain.value == 130)
     }
     #endif
+
+    @Test func snapshotShapeCapturesAndRestoresEveryAtomWithOneEffectRun() {
+        let figures = RippleSnapshots.run(count: 100, samples: 2)
+        #expect(figures.failures == [])
+        #expect(figures.bytesPerAtom > 0)
+    }
 }

@@ -66,6 +66,10 @@ public final class Runtime {
     /// holding the graph touches it.
     let state: UnsafeMutablePointer<RuntimeState>
 
+    /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is
+    /// held, like `state`.
+    var changeHooks: [ChangeHook.Registration] = []
+
     /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
     /// read checks it (one relaxed load) before looking for the run it may belong to, a task-local lookup that
     /// synchronous code should not pay for.
@@ -157,7 +161,14 @@ public final class Runtime {
 /// A runtime's evaluation state, reached by nodes and callbacks through `Runtime.state` (a plain pointer). Only the
 /// thread holding the graph reads or writes it: what other threads need (the graph, the runtime's identity) lives
 /// elsewhere, because a mutating access to this struct counts as an access to all of it.
+@usableFromInline
 struct RuntimeState {
+    /// How many change hooks (`Runtime.onChange`) are installed. An atom's write checks it (one load, one
+    /// predictable branch) and takes the slow path that builds an `AtomChange` only when it is not zero, so the
+    /// change log costs nothing while nobody listens. Inlinable: the check is in `AtomObject.store`.
+    @usableFromInline var changeHookCount = 0
+
+
     /// The effect whose body is running right now (cleared while a derivation of this runtime computes), or nil.
     /// Unretained (and `Unmanaged`, so that saving and restoring it costs no retain): the run callback holds the
     /// effect strongly for the duration of its run.

@@ -144,8 +144,55 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @inlinable
     func store(_ next: Value) {
         if equals(latest, next) { return }
+        // A change hook needs the old value, which the assignment below would drop: only then the slow path.
+        if _slowPath(state.pointee.changeHookCount != 0) { return storeReportingChange(next) }
         latest = next
         announceWrite()
+    }
+
+    /// `store` while change hooks are installed: the write, then the change handed to every hook, while the
+    /// graph is still held (so hooks see changes in the order writes are applied). Kept out of line so that the
+    /// inlined write stays small.
+    @usableFromInline @inline(never)
+    func storeReportingChange(_ next: Value) {
+        let old = latest
+        latest = next
+        announceWrite()
+        runtime.reportChange(AtomChange(atom: self, oldValue: old, newValue: next))
+    }
+
+    /// Whether ``Runtime/snapshot()`` captures this atom and ``Runtime/restore(_:)`` writes it back. True by
+    /// default; set it to false for values that must not travel back in time or be copied into a snapshot
+    /// (a secret, a handle to a resource, a value owned by the system): the atom is then listed in
+    /// ``Snapshot/skipped`` instead.
+    ///
+    /// ```swift
+    /// let token = atom("s3cr3t", label: "token")
+    /// token.isRestorable = false
+    /// let snapshot = Runtime.current.snapshot()
+    /// print(snapshot.skipped.map(\.label))      // ["token"]
+    /// ```
+    ///
+    /// Threading: from any thread; the change applies to the snapshots captured after it. Declared atoms
+    /// (``Atom``) opt out through their projected value: `$token.isRestorable = false`.
+    public var isRestorable: Bool {
+        get { exclusively { restorable } }
+        set { exclusively { restorable = newValue } }
+    }
+
+    /// Storage of ``isRestorable``; touched only while the graph is held.
+    @exclusivity(unchecked) private var restorable = true
+
+    override var isSkippedBySnapshots: Bool { !restorable }
+
+    override func captureValue() -> CapturedValue? {
+        restorable ? CapturedAtomValue(latest, equals: equals) : nil
+    }
+
+    override func restoreValue(_ captured: CapturedValue) {
+        // The snapshot found this node by its engine handle, whose generation is checked: it is the node that
+        // made `captured`, so the box holds a `Value`.
+        store(unsafeDowncast(captured, to: CapturedAtomValue<Value>.self).value)
     }
 
     /// Tells the engine that `latest` was written. Called while the graph is held.
@@ -166,6 +213,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         exclusively {
             mutatedInPlace = true
             announceWrite()
+            // Mutated in place: the value before is gone, so the change shows the value after on both sides.
+            if _slowPath(state.pointee.changeHookCount != 0) {
+                runtime.reportChange(AtomChange(atom: self, oldValue: latest, newValue: latest))
+            }
         }
     }
 }

@@ -46,7 +46,8 @@ public class RippleNode {
     private let runtimeOwner: Runtime?
 
     /// The runtime's evaluation state, reached without reference counting (only while the graph is held).
-    let state: UnsafeMutablePointer<RuntimeState>
+    /// Inlinable for the change-log check of an atom's write.
+    @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The engine's graph of this node's runtime.
     let graph: OpaquePointer
@@ -69,7 +70,7 @@ public class RippleNode {
     /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
     /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
     /// is only needed by trap messages and inspection.
-    private let explicitLabel: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -283,4 +284,18 @@ public class RippleNode {
 
     /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.
     func externalMutation() {}
+
+    /// The node's value for a ``Snapshot``: nil for nodes that are not atoms. Overridden by `AtomObject`, which
+    /// also answers nil when it opted out (``AtomObject/isRestorable``). Called while the graph is held.
+    func captureValue() -> CapturedValue? { nil }
+
+    /// Whether `runtime.snapshot()` leaves this node out and lists it as skipped: true only for an atom that
+    /// opted out. Called while the graph is held.
+    var isSkippedBySnapshots: Bool { false }
+
+    /// Writes back a value captured by ``captureValue()`` of this same node, as a write. Called while the graph
+    /// is held, inside the restore's batch.
+    func restoreValue(_ captured: CapturedValue) {
+        preconditionFailure("Ripple: internal error: restoreValue(_:) called on \(label), which is not an atom.")
+    }
 }

@@ -99,13 +99,15 @@ public struct Snapshot {
         let generation: UInt32
         let graphTag: UInt32
 
-        init(_ node: RippleNode) {
+        /// `handle` is the one the engine listed the node with: `node.handle` may not be stored yet when another
+        /// thread has just created the atom (`Runtime.liveNodesWithHandles()`).
+        init(_ node: RippleNode, handle: rp_node_t) {
             explicitLabel = node.explicitLabel
             fileID = node.fileID
             line = node.line
-            slot = node.handle.slot
-            generation = node.handle.generation
-            graphTag = node.handle.graph_tag
+            slot = handle.slot
+            generation = handle.generation
+            graphTag = handle.graph_tag
         }
 
         /// The engine's handle of the atom.
@@ -277,7 +279,7 @@ public struct Snapshot {
     /// Threading: from any thread while you hold the atom (its handle is immutable).
     public func value<T>(of atom: AtomObject<T>) -> T? {
         guard atom.runtime === runtime else { return nil }
-        let record = AtomRecord(atom)
+        let record = AtomRecord(atom, handle: atom.handle)  // the caller holds the atom: its handle is stored
         guard let entry = entries.first(where: { $0.atom == record }) else { return nil }
         return (entry.captured as? CapturedAtomValue<T>)?.value
     }
@@ -374,15 +376,15 @@ extension Runtime {
     /// alive, not the atoms.
     public func snapshot() -> Snapshot {
         batch {
-            let nodes = liveNodes()
+            let nodes = liveNodesWithHandles()
             var entries: [Snapshot.Entry] = []
             entries.reserveCapacity(nodes.count)
             var skipped: [Snapshot.AtomRecord] = []
-            for node in nodes {
+            for (node, handle) in nodes {
                 if let captured = node.captureValue() {
-                    entries.append(Snapshot.Entry(atom: Snapshot.AtomRecord(node), captured: captured))
+                    entries.append(Snapshot.Entry(atom: Snapshot.AtomRecord(node, handle: handle), captured: captured))
                 } else if node.isSkippedBySnapshots {
-                    skipped.append(Snapshot.AtomRecord(node))
+                    skipped.append(Snapshot.AtomRecord(node, handle: handle))
                 }
             }
             return Snapshot(entries: entries, skipped: skipped, runtime: self)

@@ -88,7 +88,7 @@ public final class Runtime {
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
 
-    /// The tracer ``startTracing(_:)-4ymob`` installed, told every event by the engine's trace callback; nil when
+    /// The tracer ``startTracing(_:)-((TraceEvent)->Void)`` installed, told every event by the engine's trace callback; nil when
     /// nothing traces. Touched only while the graph is held.
     var tracer: (@Sendable (TraceEvent) -> Void)?
 

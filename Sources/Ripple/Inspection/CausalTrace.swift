@@ -39,7 +39,7 @@ public final class CausalTrace {
         lock.deallocate()
     }
 
-    /// Keeps `event`: what ``Runtime/startTracing(_:)-5bg4h`` hands it.
+    /// Keeps `event`: what ``Runtime/startTracing(_:)-(CausalTrace)`` hands it.
     ///
     /// ```swift
     /// Runtime.current.startTracing { event in trace.record(event) }

@@ -3,7 +3,7 @@ internal import CRipple
 /// One thing a runtime did, as a tracer sees it: a write, a commit, a recompute (an equality cut-off when nothing
 /// changed), an effect run or an async result, with the dependency whose change caused it.
 ///
-/// Install a tracer with ``Runtime/startTracing(_:)-4ymob`` to receive every event in the order it happens, or use
+/// Install a tracer with ``Runtime/startTracing(_:)-((TraceEvent)->Void)`` to receive every event in the order it happens, or use
 /// ``CausalTrace`` to print them as trees of causes.
 ///
 /// ```swift
@@ -91,7 +91,7 @@ extension Runtime {
     ///
     /// - Parameter trace: collects the events.
     ///
-    /// Threading and lifetime: as for ``startTracing(_:)-4ymob``.
+    /// Threading and lifetime: as for ``startTracing(_:)-((TraceEvent)->Void)``.
     public func startTracing(_ trace: CausalTrace) {
         startTracing { event in trace.record(event) }
     }

@@ -139,7 +139,7 @@ import Testing
 
     @Test func snapshotShapeCapturesAndRestoresEveryAtomWithOneEffectRun() {
         let figures = RippleSnapshots.run(count: 100, samples: 2)
-        #expect(figures.failures == [])
-        #expect(figures.bytesPerAtom > 0)
+        #expect(figures.failures == [])  // every value captured and restored, one effect run per restore
+        // No heap figure is checked here: tests run in parallel in one process, and share its heap.
     }
 }

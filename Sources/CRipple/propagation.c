@@ -497,6 +497,10 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
         if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) {
             reader_rec->flags |= RP_F_PENDING;
             queue_if_effect(graph, reader, reader_rec);
+            /* An async run's track section is not pulled by a reader that
+             * will re-validate it: mark what reads the node, as a write would
+             * (the fuzzer found an effect left unmarked below a stale run). */
+            if (reader_rec->flags & RP_F_TRACKING) rp_propagate(graph, reader);
         }
     }
     return RP_OK;

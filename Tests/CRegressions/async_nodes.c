@@ -801,8 +801,54 @@ static void failed_compute_leaves_the_node_dirty(void)
     th_done(&w);
 }
 
+/* The source a computed disposes the next time it computes (then forgets it). */
+static th_node_t *doomed;
+
+static long read_then_dispose_doomed(th_world_t *w, th_node_t *self)
+{
+    long v = self->in[0] ? th_read(w, self->in[0]) : 0;
+    if (doomed != NULL && self->in[0] == doomed) {
+        CHECK_ST(th_dispose(w, doomed), RP_OK);
+        self->in[0] = NULL;
+        doomed = NULL;
+    }
+    return v;
+}
+
+/* A run's track section reads a computed that is still stale after its
+ * compute (it disposed what it had just read): the async node is then stale,
+ * and so must be what reads it, or the observing effect never re-validates
+ * it (the fuzzer found an effect left unmarked below a stale async node). */
+static void a_stale_read_in_a_track_section_marks_the_readers(void)
+{
+    harness_begin("a_stale_read_in_a_track_section_marks_the_readers");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *x = th_source(&w, "x", 5);
+    th_node_t *c = th_computed(&w, "c", read_then_dispose_doomed, 0, x, NULL);
+    th_node_t *a = th_async(&w, "a", th_sum, 0, c, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, a, NULL);
+    uint64_t r1 = th_async_run(&w, a);
+    CHECK_ST(th_async_track(&w, a, r1), RP_OK);
+    CHECK_ST(th_async_resolve(&w, a, r1, 5), RP_OK);
+    CHECK_EQ(e->value, 5);
+    CHECK_ST(th_write(&w, x, 6), RP_OK); /* e's flush starts run 2, which has read nothing yet */
+    uint64_t r2 = th_async_run(&w, a);
+    CHECK(r2 != r1);
+    CHECK_ST(th_write(&w, x, 7), RP_OK); /* c is stale; a, reading nothing, is not */
+    CHECK_EQ(a->computes, 2);
+    doomed = x;
+    CHECK_ST(th_async_track(&w, a, r2), RP_OK); /* c recomputes, disposes x: c stays stale */
+    CHECK(th_check(&w));
+    /* e re-validated a at the section's end: c changed, so a started run 3. */
+    CHECK_EQ(a->computes, 3);
+    CHECK(th_async_run(&w, a) != r2);
+    th_done(&w);
+}
+
 int main(void)
 {
+    a_stale_read_in_a_track_section_marks_the_readers();
     created_dirty_first_read_starts_a_run();
     track_sections_record_dependencies();
     observed_write_starts_a_new_run();

@@ -41,29 +41,6 @@
 
 #include <pthread.h>
 
-/* The diagnostic names exactly `want`, in that order. */
-static bool diagnostic_is(th_world_t *w, th_node_t *const *want, size_t count)
-{
-    rp_node_t got[8];
-    size_t got_count = 99;
-    rp_status_t st = rp_graph_diagnostic(w->g, got, 8, &got_count);
-    bool ok = st == RP_OK && got_count == count;
-    for (size_t i = 0; ok && i < count; i++)
-        ok = harness_same(got[i], want[i]->h);
-    if (!ok) {
-        fprintf(stderr, "    diagnostic (%s): ", rp_status_string(st));
-        for (size_t i = 0; i < got_count && i < 8; i++)
-            fprintf(stderr, "%s ", th_name(w, got[i]));
-        fprintf(stderr, "; want ");
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, "%s ", want[i]->name);
-        fprintf(stderr, "\n");
-    }
-    return ok;
-}
-
-#define CHECK_DIAGNOSTIC(w, ...) CHECK(diagnostic_is((w), TH_LIST(__VA_ARGS__)))
-
 /* ------------------------------------------------------------- lifecycle */
 
 static void created_dirty_first_read_starts_a_run(void)

@@ -578,24 +578,54 @@ static inline long th_pick(th_world_t *w, th_node_t *self)
 
 /* ------------------------------------------------------------ edge checks */
 
+/* Prints what a list check got and what it wanted, by name. */
+static inline void th_print_mismatch(th_world_t *w, const char *what, rp_status_t st, const rp_node_t *got,
+                                     size_t got_count, size_t room, th_node_t *const *want, size_t count)
+{
+    fprintf(stderr, "    %s (%s): ", what, rp_status_string(st));
+    for (size_t i = 0; i < got_count && i < room; i++)
+        fprintf(stderr, "%s ", th_name(w, got[i]));
+    fprintf(stderr, "; want ");
+    for (size_t i = 0; i < count; i++)
+        fprintf(stderr, "%s ", want[i]->name);
+    fprintf(stderr, "\n");
+}
+
+/* Whether `got` is exactly `want`, in that order. */
+static inline bool th_handles_are(rp_status_t st, const rp_node_t *got, size_t got_count, th_node_t *const *want,
+                                  size_t count)
+{
+    bool ok = st == RP_OK && got_count == count;
+    for (size_t i = 0; ok && i < count; i++)
+        ok = harness_same(got[i], want[i]->h);
+    return ok;
+}
+
 /* Whether the node's dependencies are exactly `want`, in that order. */
 static inline bool th_deps_are(th_world_t *w, th_node_t *n, th_node_t *const *want, size_t count)
 {
     rp_node_t got[16];
     size_t got_count = 0;
     rp_status_t st = rp_node_dependencies(w->g, n->h, got, 16, &got_count);
-    bool ok = st == RP_OK && got_count == count;
-    for (size_t i = 0; ok && i < count; i++)
-        ok = harness_same(got[i], want[i]->h);
+    bool ok = th_handles_are(st, got, got_count, want, count);
     if (!ok) {
-        fprintf(stderr, "    dependencies of %s (%s): ", n->name, rp_status_string(st));
-        for (size_t i = 0; i < got_count && i < 16; i++)
-            fprintf(stderr, "%s ", th_name(w, got[i]));
-        fprintf(stderr, "; want ");
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, "%s ", want[i]->name);
-        fprintf(stderr, "\n");
+        char what[96];
+        snprintf(what, sizeof what, "dependencies of %s", n->name);
+        th_print_mismatch(w, what, st, got, got_count, 16, want, count);
     }
+    return ok;
+}
+
+/* Whether the last RP_ECYCLE or RP_ELOOP named exactly `want`, in that order
+ * (rp_graph_diagnostic). */
+static inline bool th_diagnostic_is(th_world_t *w, th_node_t *const *want, size_t count)
+{
+    rp_node_t got[8];
+    size_t got_count = 99;
+    rp_status_t st = rp_graph_diagnostic(w->g, got, 8, &got_count);
+    bool ok = th_handles_are(st, got, got_count, want, count);
+    if (!ok)
+        th_print_mismatch(w, "diagnostic", st, got, got_count, 8, want, count);
     return ok;
 }
 
@@ -613,13 +643,9 @@ static inline bool th_subs_are(th_world_t *w, th_node_t *n, th_node_t *const *wa
         ok = found;
     }
     if (!ok) {
-        fprintf(stderr, "    subscribers of %s (%s): ", n->name, rp_status_string(st));
-        for (size_t i = 0; i < got_count && i < 16; i++)
-            fprintf(stderr, "%s ", th_name(w, got[i]));
-        fprintf(stderr, "; want ");
-        for (size_t i = 0; i < count; i++)
-            fprintf(stderr, "%s ", want[i]->name);
-        fprintf(stderr, "\n");
+        char what[96];
+        snprintf(what, sizeof what, "subscribers of %s", n->name);
+        th_print_mismatch(w, what, st, got, got_count, 16, want, count);
     }
     return ok;
 }
@@ -641,5 +667,6 @@ static inline size_t th_sub_count(th_world_t *w, th_node_t *n)
 #define TH_LIST(...) ((th_node_t *const[]){__VA_ARGS__}), (sizeof((th_node_t *const[]){__VA_ARGS__}) / sizeof(th_node_t *))
 #define CHECK_DEPS(w, n, ...) CHECK(th_deps_are((w), (n), TH_LIST(__VA_ARGS__)))
 #define CHECK_SUBS(w, n, ...) CHECK(th_subs_are((w), (n), TH_LIST(__VA_ARGS__)))
+#define CHECK_DIAGNOSTIC(w, ...) CHECK(th_diagnostic_is((w), TH_LIST(__VA_ARGS__)))
 
 #endif /* RIPPLE_TESTHOST_H */

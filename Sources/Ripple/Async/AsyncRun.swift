@@ -20,7 +20,7 @@ final class AsyncRun {
 
     /// Guards `cleanups`, `isOver`, `task` and `taskFinished`: the body registers cleanups from its own task while the node ends
     /// the run from a compute (holding the graph) or its deinit. Never held while waiting for the graph.
-    private let lock: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    private let lock = SpinLock()
     private var cleanups: [() -> Void] = []
     private var isOver = false
     private var task: Task<Void, Never>?
@@ -30,7 +30,6 @@ final class AsyncRun {
         self.runtime = runtime
         self.node = node
         self.id = id
-        lock.initialize(to: false)
         ripple_counter_add(runtime.asyncRunsInFlight, 1)
     }
 
@@ -49,13 +48,13 @@ final class AsyncRun {
                     await body()
                 }
             }
-            withLock {
+            lock.withLock {
                 taskFinished = true
                 self.task = nil
             }
             ripple_counter_add(runtime.asyncRunsInFlight, -1)
         }
-        let cancelNow = withLock {
+        let cancelNow = lock.withLock {
             if !taskFinished { self.task = task }
             return isOver
         }
@@ -65,7 +64,7 @@ final class AsyncRun {
     /// Registers a cleanup of the body: it runs when the run ends (superseded, or its node freed), or now if it
     /// has ended already.
     func register(cleanup: @escaping () -> Void) {
-        let runNow = withLock {
+        let runNow = lock.withLock {
             if isOver { return true }
             cleanups.append(cleanup)
             return false
@@ -75,7 +74,7 @@ final class AsyncRun {
 
     /// Ends the run: cancels its task and runs its cleanups, in registration order. Idempotent.
     func end() {
-        let (task, pending) = withLock {
+        let (task, pending) = lock.withLock {
             isOver = true
             defer { cleanups = [] }
             return (self.task, cleanups)
@@ -86,13 +85,7 @@ final class AsyncRun {
 
     /// The run's task while it runs (nil once it finished), for tests that wait for a superseded run to finish.
     var runningTask: Task<Void, Never>? {
-        withLock { task }
-    }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        ripple_spin_lock(lock)
-        defer { ripple_spin_unlock(lock) }
-        return body()
+        lock.withLock { task }
     }
 }
 

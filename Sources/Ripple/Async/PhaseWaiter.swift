@@ -1,5 +1,3 @@
-internal import CRippleThreadState
-
 /// One caller of ``AsyncDerivation/value`` waiting for a phase that is not suspending: the continuation to resume
 /// once, and the observer effect that keeps the derivation observed meanwhile.
 ///
@@ -7,7 +5,7 @@ internal import CRippleThreadState
 /// comes first; the handler must not wait for the graph (a flush may be delivering to the same task), so both go
 /// through a spin lock around a few stores.
 final class PhaseWaiter {
-    private let lock: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    private let lock = SpinLock()
     private var continuation: CheckedContinuation<Void, any Error>?
     private var observer: Effect?
     /// The phase settled before the continuation was installed.
@@ -15,16 +13,12 @@ final class PhaseWaiter {
     /// The waiting task was cancelled before the continuation was installed.
     private var cancelled = false
 
-    init() {
-        lock.initialize(to: false)
-    }
-
     deinit {
         lock.deallocate()
     }
 
     func install(_ continuation: CheckedContinuation<Void, any Error>) {
-        let outcome: Result<Void, any Error>? = withLock {
+        let outcome: Result<Void, any Error>? = lock.withLock {
             if cancelled { return .failure(CancellationError()) }
             if settled { return .success(()) }
             self.continuation = continuation
@@ -34,12 +28,12 @@ final class PhaseWaiter {
     }
 
     func keep(_ observer: Effect) {
-        withLock { self.observer = observer }
+        lock.withLock { self.observer = observer }
     }
 
     /// Takes the observer for the waiting task to cancel (it holds this waiter: a cycle until then).
     func takeObserver() -> Effect? {
-        withLock {
+        lock.withLock {
             defer { observer = nil }
             return observer
         }
@@ -56,18 +50,12 @@ final class PhaseWaiter {
     private func finish(
         with outcome: Result<Void, any Error>, marking flag: ReferenceWritableKeyPath<PhaseWaiter, Bool>
     ) {
-        let waiting = withLock {
+        let waiting = lock.withLock {
             if continuation == nil { self[keyPath: flag] = true }
             defer { continuation = nil }
             return continuation
         }
         waiting?.resume(with: outcome)
-    }
-
-    private func withLock<T>(_ body: () -> T) -> T {
-        ripple_spin_lock(lock)
-        defer { ripple_spin_unlock(lock) }
-        return body()
     }
 }
 

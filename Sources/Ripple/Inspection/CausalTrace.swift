@@ -1,5 +1,3 @@
-internal import CRippleThreadState
-
 /// A ready-made tracer that answers "why did this run?": it records a runtime's events and renders them as trees,
 /// each write at a root and, below it, what it caused.
 ///
@@ -23,7 +21,7 @@ internal import CRippleThreadState
 /// far. Lifetime: it keeps every event until ``removeAll()``.
 public final class CausalTrace {
     // `recorded` is touched only under the spin lock, for an append or a copy.
-    private let lock: UnsafeMutablePointer<Bool> = .allocate(capacity: 1)
+    private let lock = SpinLock()
     private var recorded: [TraceEvent] = []
 
     /// An empty trace.
@@ -31,9 +29,7 @@ public final class CausalTrace {
     /// ```swift
     /// let trace = CausalTrace()
     /// ```
-    public init() {
-        lock.initialize(to: false)
-    }
+    public init() {}
 
     deinit {
         lock.deallocate()
@@ -47,9 +43,7 @@ public final class CausalTrace {
     ///
     /// - Parameter event: the event, in the order the runtime told it.
     public func record(_ event: TraceEvent) {
-        ripple_spin_lock(lock)
-        recorded.append(event)
-        ripple_spin_unlock(lock)
+        lock.withLock { recorded.append(event) }
     }
 
     /// Every event recorded so far, in order.
@@ -58,9 +52,7 @@ public final class CausalTrace {
     /// #expect(trace.events.map(\.kind) == [.write, .commit, .recompute])
     /// ```
     public var events: [TraceEvent] {
-        ripple_spin_lock(lock)
-        defer { ripple_spin_unlock(lock) }
-        return recorded
+        lock.withLock { recorded }
     }
 
     /// Forgets every event recorded so far.
@@ -69,9 +61,7 @@ public final class CausalTrace {
     /// trace.removeAll()
     /// ```
     public func removeAll() {
-        ripple_spin_lock(lock)
-        recorded = []
-        ripple_spin_unlock(lock)
+        lock.withLock { recorded = [] }
     }
 
     /// The events recorded so far as trees of causes, one line per event, a tree per root (a write made outside

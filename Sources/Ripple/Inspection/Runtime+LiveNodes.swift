@@ -5,15 +5,11 @@ internal import CRipple
 internal import CRippleThreadState
 
 extension Runtime {
-    /// Every live node of this runtime, in creation order, retained for the caller. Taken while the graph is held,
-    /// so that no node is freed meanwhile; a node whose deinit has begun is left out.
-    func liveNodes() -> [RippleNode] {
-        liveNodesWithHandles().map(\.node)
-    }
-
-    /// ``liveNodes()`` with the engine's handle of each node. Use these handles, not `node.handle`, while
-    /// inspecting: a node is listed as soon as rp_node_create has made it, but its creator stores `handle` only
-    /// after that call returns and the graph is released, so another thread can see it still empty.
+    /// Every live node of this runtime, in creation order, retained for the caller, with the engine's handle of
+    /// each. Taken while the graph is held, so that no node is freed meanwhile; a node whose deinit has begun is
+    /// left out. Use these handles, not `node.handle`, while inspecting: a node is listed as soon as
+    /// rp_node_create has made it, but its creator stores `handle` only after that call returns and the graph is
+    /// released, so another thread can see it still empty.
     func liveNodesWithHandles() -> [(node: RippleNode, handle: rp_node_t)] {
         batch {
             var count = 0

@@ -1,5 +1,5 @@
 // Snapshots: the values of every atom of a runtime, captured by reference (copy-on-write values are not copied),
-// written back in one batch, compared atom by atom. Built on `Runtime.liveNodes()` and on each atom's
+// written back in one batch, compared atom by atom. Built on `Runtime.liveNodesWithHandles()` and on each atom's
 // `captureValue()` / `restoreValue(_:)` (RippleNode overrides: the generic AtomObject boxes and unboxes its own
 // value). A snapshot names atoms by their engine handle, whose generation tells a freed atom from a new one in
 // its slot, so it keeps no atom alive.

@@ -1,0 +1,364 @@
+// The store: unidirectional data flow on Ripple. A `Store` holds one `State` value in an atom and changes it only
+// by reducing `Action`s, one at a time in the order they are sent, each reduction one batch of the store's runtime.
+// A reducer (`Reducer`, `Reduce`, `Scope`, composed with `ReducerBuilder`) returns `Work`: nothing, or runs in
+// tasks that send further actions through `Send`. Reads of the state go through Ripple nodes (the atom, and one
+// derivation per key path read through dynamic member lookup), so derivations, effects, async derivations and
+// anything that observes Ripple nodes see the store like any other state. The test store lives in RippleTesting.
+
+/// A store of state changed only by actions: each action is reduced, in the order sent, by a ``Reducer`` that
+/// changes the state and returns the asynchronous ``Work`` the action starts.
+///
+/// The state is Ripple state: read a property of it through the store (`store.count`) inside a derivation or an
+/// effect and that reader depends on that property alone. It re-runs when a reduction changes that property, not
+/// when another one changes. ``state`` reads the whole value (a dependency on every property).
+///
+/// ```swift
+/// struct Counter: Reducer {
+///     struct State: Equatable { var count = 0 }
+///     enum Action { case increase, decrease }
+///
+///     var body: some Reducer<State, Action> {
+///         Reduce { state, action in
+///             switch action {
+///             case .increase: state.count += 1
+///             case .decrease: state.count -= 1
+///             }
+///             return .none
+///         }
+///     }
+/// }
+///
+/// let store = Store(initialState: Counter.State(), reducer: Counter())
+/// let label = Effect { print("count:", store.count) }   // prints "count: 0"
+/// store.send(.increase)                                 // prints "count: 1"
+/// _ = label
+/// ```
+///
+/// ## Reading the state
+/// `store.someProperty` reads `State`'s property through a derivation of the store's state atom, made on the first
+/// read of that key path and kept by the store. For an `Equatable` property it has equality cut-off: a reduction
+/// that leaves the property equal re-runs nothing that read only that property. The cost of a read is a lock, a
+/// dictionary lookup of the key path and a derivation read; after a reduction, each property read since is
+/// recomputed (one key-path read and one comparison) before anything that read it runs. A property that is not
+/// `Equatable` reads the whole state: its readers re-run after every reduction that changes the state.
+///
+/// ## Threading
+/// ``send(_:)`` may be called from any thread or task, including the main actor, a reducer's work and an effect.
+/// Actions are reduced one at a time, in the order their `send` calls took the store's queue: the caller that
+/// finds the queue idle reduces its action, and any action sent meanwhile, before its `send` returns; a `send` made
+/// while another thread is reducing only queues the action, which that thread reduces. Each reduction is one batch
+/// of the store's runtime: other threads see the state before or after it, never in between, and the effects it
+/// triggers run once, at its end, on the reducing thread. Work runs in tasks, off the graph.
+///
+/// ## Lifetime
+/// The store belongs to the runtime that was current when it was created. Derivations and effects that read it
+/// keep its state alive, not the store. Freeing the store cancels every run of work still in flight; their later
+/// sends do nothing.
+@dynamicMemberLookup
+public final class Store<State: Sendable, Action: Sendable> {
+    /// The state, as Ripple state: reductions write it, reads through the store read it.
+    let stateAtom: AtomObject<State>
+    private let reducer: @Sendable (inout State, Action) -> Work<Action>
+    /// What the test store intercepts, set once by the initializer.
+    private let hooks: StoreHooks<Action>?
+    /// The name of the store in labels of its nodes.
+    private let name: String
+
+    /// Guards everything below; held only for a few stores, never while touching the graph or running user code.
+    private let lock = SpinLock()
+    /// The actions sent and not yet reduced, from `queueHead` on.
+    private var queue: [Action] = []
+    private var queueHead = 0
+    /// Whether a thread is reducing the queue's actions.
+    private var draining = false
+    /// The derivation of each key path read through dynamic member lookup (a `Derivation<Value>`).
+    private var fields: [AnyKeyPath: AnyObject] = [:]
+    /// The runs in flight, by a number of their own, and the runs tagged with each cancellation id.
+    private var runs: [UInt64: RunningWork] = [:]
+    private var runsByID: [WorkID: Set<UInt64>] = [:]
+    private var lastRun: UInt64 = 0
+
+    /// A run in flight: its task once created, whether it was cancelled, its ids and the action that started it.
+    private struct RunningWork {
+        var task: Task<Void, Never>?
+        var isCancelled = false
+        var ids: [WorkID]
+        var origin: Action
+    }
+
+    init<R: Reducer & Sendable>(
+        initialState: State, reducer: R, hooks: StoreHooks<Action>?, label: String?, fileID: String, line: Int
+    ) where R.State == State, R.Action == Action {
+        name = label ?? "store (\(fileID):\(line))"
+        stateAtom = AtomObject(
+            initial: initialState, equals: Self.stateEquality(), label: name, fileID: fileID, line: line)
+        self.reducer = { state, action in reducer.reduce(into: &state, action: action) }
+        self.hooks = hooks
+    }
+
+    /// Creates a store holding `initialState`, changed by `reducer`.
+    ///
+    /// The store belongs to ``Runtime/current``.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: Counter.State(), reducer: Counter())
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialState: the state before any action.
+    ///   - reducer: reduces every action sent to the store.
+    ///   - label: names the store's nodes in trap messages and traces; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///
+    /// Threading: from any thread. Lifetime: see ``Store``.
+    public convenience init<R: Reducer & Sendable>(
+        initialState: State, reducer: R, label: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) where R.State == State, R.Action == Action {
+        self.init(initialState: initialState, reducer: reducer, hooks: nil, label: label, fileID: fileID, line: line)
+    }
+
+    /// Creates a store holding `initialState`, changed by the reducers `reducer` builds, in order.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: 0) {
+    ///     Reduce<Int, Bool> { count, up in count += up ? 1 : -1; return .none }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialState: the state before any action.
+    ///   - label: names the store's nodes in trap messages and traces; by default the file and line of this call.
+    ///   - fileID: the file of the call (leave the default).
+    ///   - line: the line of the call (leave the default).
+    ///   - reducer: builds the reducer, as a ``Reducer/body`` does.
+    ///
+    /// Threading: from any thread. Lifetime: see ``Store``.
+    public convenience init<R: Reducer & Sendable>(
+        initialState: State, label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        @ReducerBuilder<State, Action> reducer: () -> R
+    ) where R.State == State, R.Action == Action {
+        self.init(initialState: initialState, reducer: reducer(), label: label, fileID: fileID, line: line)
+    }
+
+    /// A store whose work hands its actions to `hooks` instead of reducing them: the test store's.
+    package convenience init<R: Reducer & Sendable>(
+        initialState: State, reducer: R, hooks: StoreHooks<Action>, fileID: String, line: Int
+    ) where R.State == State, R.Action == Action {
+        self.init(initialState: initialState, reducer: reducer, hooks: hooks, label: nil, fileID: fileID, line: line)
+    }
+
+    deinit {
+        let tasks = lock.withLock { runs.values.compactMap(\.task) }
+        for task in tasks { task.cancel() }
+        lock.deallocate()
+    }
+
+    /// `==` when `State` is `Equatable`, so that a reduction leaving the state equal is no write; otherwise every
+    /// reduction is a change.
+    private static func stateEquality() -> ((State, State) -> Bool)? {
+        guard let equatable = State.self as? any Equatable.Type else { return nil }
+        return equatable.equality(as: State.self)
+    }
+
+    // MARK: Reading
+
+    /// The whole state.
+    ///
+    /// Reading it inside a derivation or an effect makes that reader depend on every property: prefer
+    /// `store.someProperty`, which depends on one.
+    ///
+    /// ```swift
+    /// let snapshot = store.state          // Counter.State(count: 0)
+    /// ```
+    ///
+    /// Threading: from any thread; a reduction in progress on another thread is seen entirely or not at all.
+    public var state: State {
+        stateAtom.value
+    }
+
+    /// A property of the state, read through a derivation with equality cut-off: its readers re-run only when a
+    /// reduction changes that property.
+    ///
+    /// ```swift
+    /// let title = derive { "Count: \(store.count)" }   // recomputes only when count changes
+    /// ```
+    ///
+    /// Threading: from any thread. The derivation is made on the first read of the key path and kept by the store.
+    public subscript<Value: Equatable>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+        field(keyPath).value
+    }
+
+    /// A property of the state that is not `Equatable`: a read of the whole state, so its readers re-run after
+    /// every reduction that changes the state.
+    ///
+    /// ```swift
+    /// let lastError = store.error      // (any Error)?: not Equatable
+    /// ```
+    ///
+    /// Threading: from any thread.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+        stateAtom.value[keyPath: keyPath]
+    }
+
+    /// The derivation that reads `keyPath` of the state, made on its first use.
+    private func field<Value: Equatable>(_ keyPath: KeyPath<State, Value>) -> Derivation<Value> {
+        if let found = lock.withLock({ fields[keyPath] }) { return unsafeDowncast(found, to: Derivation<Value>.self) }
+        let atom = stateAtom
+        // Key paths are immutable once formed: sharing one between threads is safe.
+        nonisolated(unsafe) let path = keyPath
+        let made = Derivation(
+            recompute: Derivation.storing({ atom.value[keyPath: path] }, equals: ==), label: "\(name) \(keyPath)",
+            fileID: "Ripple/Store.swift", line: #line, runtime: atom.runtime)
+        // Another thread may have made one meanwhile: the first one stored is the one every reader shares.
+        return lock.withLock {
+            if let found = fields[keyPath] { return unsafeDowncast(found, to: Derivation<Value>.self) }
+            fields[keyPath] = made
+            return made
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends `action` to the store: the reducer applies it after every action sent before, in one batch, and the
+    /// work it returns starts.
+    ///
+    /// ```swift
+    /// store.send(.increase)
+    /// print(store.count)             // 1, when no other thread is sending to the store
+    /// ```
+    ///
+    /// Threading: from any thread or task, including a reducer (the action is reduced after the current one), an
+    /// effect and the main actor. If no other thread is reducing the store's actions, the action (and any sent
+    /// meanwhile) is reduced before `send` returns, and the effects its changes trigger have run; otherwise the
+    /// reducing thread reduces it and `send` returns at once.
+    public func send(_ action: Action) {
+        let drains = lock.withLock {
+            queue.append(action)
+            if draining { return false }
+            draining = true
+            return true
+        }
+        guard drains else { return }
+        while let next = nextQueued() {
+            reduce(next)
+        }
+    }
+
+    /// The oldest queued action, or nil (and the queue is idle) when there is none.
+    private func nextQueued() -> Action? {
+        lock.withLock {
+            guard queueHead < queue.count else {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+                draining = false
+                return nil
+            }
+            defer { queueHead += 1 }
+            return queue[queueHead]
+        }
+    }
+
+    /// Reduces one action in one batch, then starts its work.
+    private func reduce(_ action: Action) {
+        let work = stateAtom.update { reducer(&$0, action) }
+        start(work, origin: action)
+    }
+
+    /// An action sent by work: reduced, or handed to the test store.
+    private func deliverFromWork(_ action: Action) {
+        if let hooks { hooks.receive(action) } else { send(action) }
+    }
+
+    // MARK: Work
+
+    private func start(_ work: Work<Action>, origin: Action) {
+        switch work.operation {
+        case .none:
+            return
+        case .send(let action):
+            deliverFromWork(action)
+        case .cancel(let id):
+            cancelRuns(id)
+        case .merge(let works):
+            for work in works { start(work, origin: origin) }
+        case .run(let run):
+            launch(run, origin: origin)
+        }
+    }
+
+    private func launch(_ run: Work<Action>.Run, origin: Action) {
+        let number = lock.withLock {
+            lastRun &+= 1
+            runs[lastRun] = RunningWork(ids: run.ids, origin: origin)
+            for id in run.ids { runsByID[id, default: []].insert(lastRun) }
+            return lastRun
+        }
+        hooks?.runsChanged()
+        let send = Send<Action> { [weak self] action in self?.deliverFromWork(action) }
+        let operation = run.operation
+        let task = Task(priority: run.priority) { [weak self] in
+            await operation(send)
+            self?.runEnded(number)
+        }
+        // The run may have been cancelled (by another thread's reduction) before its task existed.
+        let cancelled = lock.withLock {
+            guard runs[number] != nil else { return false }
+            runs[number]?.task = task
+            return runs[number]?.isCancelled ?? false
+        }
+        if cancelled { task.cancel() }
+    }
+
+    private func runEnded(_ number: UInt64) {
+        lock.withLock {
+            guard let run = runs.removeValue(forKey: number) else { return }
+            for id in run.ids {
+                runsByID[id]?.remove(number)
+                if runsByID[id]?.isEmpty == true { runsByID[id] = nil }
+            }
+        }
+        hooks?.runsChanged()
+    }
+
+    private func cancelRuns(_ id: WorkID) {
+        let tasks = lock.withLock {
+            let numbers = runsByID.removeValue(forKey: id) ?? []
+            return numbers.compactMap { number -> Task<Void, Never>? in
+                runs[number]?.isCancelled = true
+                return runs[number]?.task
+            }
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// The actions whose work is still running, one per run, oldest first: what the test store reports.
+    package var runningWorkOrigins: [Action] {
+        lock.withLock { runs.sorted { $0.key < $1.key }.map(\.value.origin) }
+    }
+}
+
+/// What a test store intercepts: the actions work sends (instead of reducing them) and each start or end of a run.
+package struct StoreHooks<Action>: Sendable {
+    package var receive: @Sendable (Action) -> Void
+    package var runsChanged: @Sendable () -> Void
+
+    package init(receive: @escaping @Sendable (Action) -> Void, runsChanged: @escaping @Sendable () -> Void) {
+        self.receive = receive
+        self.runsChanged = runsChanged
+    }
+}
+
+extension Equatable {
+    /// `==` on values of `T`, which is `Self`: how a store compares a `State` it only knows is `Equatable` at run
+    /// time.
+    fileprivate static func equality<T>(as type: T.Type) -> (T, T) -> Bool {
+        { ($0 as! Self) == ($1 as! Self) }
+    }
+}
+
+// Every mutable stored property (`queue`, `queueHead`, `draining`, `fields`, `runs`, `runsByID`, `lastRun`) is
+// read and written only inside `lock.withLock`. The state lives in an atom, which is safe to share when `State` is
+// Sendable; the reducer and the hooks are `Sendable` closures set once by the initializer; the reducer runs on one
+// thread at a time (the one `draining` admits). So sharing the store between threads is safe.
+extension Store: @unchecked Sendable {}

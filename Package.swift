@@ -14,6 +14,7 @@ let package = Package(
     name: "Ripple",
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
+        .library(name: "RippleTesting", targets: ["RippleTesting"]),
         .executable(name: "ripple-demo", targets: ["RippleDemo"]),
         .executable(name: "ripple-bench", targets: ["RippleBench"]),
     ],
@@ -37,6 +38,13 @@ let package = Package(
             name: "Ripple",
             dependencies: ["CRipple", "CRippleThreadState"],
             path: "Sources/Ripple"
+        ),
+        // The test store of Ripple's Store, reporting through Swift Testing: its own library so that apps
+        // importing Ripple never link the Testing framework.
+        .target(
+            name: "RippleTesting",
+            dependencies: ["Ripple"],
+            path: "Sources/RippleTesting"
         ),
         .executableTarget(
             name: "RippleDemo",
@@ -65,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple", "RippleBenchShapes"],
+            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes"],
             path: "Tests/RippleTests"
         ),
     ],

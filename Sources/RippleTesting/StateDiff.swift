@@ -20,7 +20,7 @@ enum StateDiff {
             guard let wrapped = mirror.children.first?.value else { return [prefix + "nil"] }
             return layout(wrapped, label: label, indent: indent)
         case .struct, .class, .tuple:
-            let name = mirror.displayStyle == .tuple ? "" : "\(mirror.subjectType)"
+            let name = mirror.displayStyle == .tuple ? "" : typeName(mirror.subjectType)
             return [prefix + name + "("]
                 + mirror.children.flatMap { layout($0.value, label: $0.label, indent: indent + "  ") }
                 + [indent + ")"]
@@ -43,6 +43,13 @@ enum StateDiff {
         default:
             return [prefix + String(reflecting: value)]
         }
+    }
+
+    /// The type's name without its module: `Counter.State`.
+    static func typeName(_ type: Any.Type) -> String {
+        let qualified = String(reflecting: type)
+        guard let dot = qualified.firstIndex(of: ".") else { return qualified }
+        return String(qualified[qualified.index(after: dot)...])
     }
 
     /// The lines of a longest-common-subsequence diff of `old` and `new`.

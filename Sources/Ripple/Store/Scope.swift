@@ -46,12 +46,12 @@ public struct Scope<State, Action: Sendable, Child: Reducer>: Reducer {
     ///   - embed: wraps a child action into the parent's (the enum case, `Action.counter`).
     ///   - extract: the child action inside a parent action of that case, or nil for any other action.
     ///   - child: the child reducer.
-    public init(
-        state toChildState: WritableKeyPath<State, Child.State>,
-        action embed: @escaping @Sendable (Child.Action) -> Action,
-        extract: @escaping @Sendable (Action) -> Child.Action?,
-        @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-    ) {
+    public init<ChildState, ChildAction>(
+        state toChildState: WritableKeyPath<State, ChildState>,
+        action embed: @escaping @Sendable (ChildAction) -> Action,
+        extract: @escaping @Sendable (Action) -> ChildAction?,
+        @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+    ) where ChildState == Child.State, ChildAction == Child.Action {
         self.toChildState = toChildState
         self.embed = embed
         self.extract = extract
@@ -73,11 +73,11 @@ public struct Scope<State, Action: Sendable, Child: Reducer>: Reducer {
     ///   - embed: the enum case that wraps a child action into the parent's (`Action.counter`). Only a case
     ///     works here: any other function makes every action pass by.
     ///   - child: the child reducer.
-    public init(
-        state toChildState: WritableKeyPath<State, Child.State>,
-        action embed: @escaping @Sendable (Child.Action) -> Action,
-        @ReducerBuilder<Child.State, Child.Action> child: () -> Child
-    ) {
+    public init<ChildState, ChildAction>(
+        state toChildState: WritableKeyPath<State, ChildState>,
+        action embed: @escaping @Sendable (ChildAction) -> Action,
+        @ReducerBuilder<ChildState, ChildAction> child: () -> Child
+    ) where ChildState == Child.State, ChildAction == Child.Action {
         self.init(state: toChildState, action: embed, extract: { extractCase(embed, from: $0) }, child: child)
     }
 

@@ -154,6 +154,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(contentsOf: threadBenchmarks())
     benchmarks.append(contentsOf: asyncBenchmarks())
     benchmarks.append(snapshotBenchmark())
+    benchmarks.append(storeBenchmark())
     return benchmarks
 }
 
@@ -327,6 +328,41 @@ private func snapshotBenchmark() -> Benchmark {
             "capture \(format(figures.captureMilliseconds)) ms (\(format(figures.captureMilliseconds * 1e6 / Double(count)))"
                 + " ns/atom), restore \(format(figures.restoreMilliseconds)) ms (all \(count) changed, one effect run),"
                 + " \(format(figures.bytesPerAtom)) B/atom held")
+    }
+}
+
+/// The store (Swift only): one action through the reducer, the state change and one observing effect, against the
+/// same by hand (a lock, the reducer, a callback) in the floor column; and the cost of a store property read.
+private func storeBenchmark() -> Benchmark {
+    Benchmark(id: "store", group: "store", title: "store action→effect 100k") { row, options in
+        row.observationNote = "not applicable"
+        let samples = options.samples(RippleStore.defaultSamples)
+        let actions = RippleStore.defaultActions
+        var notes: [String] = []
+        if options.floor {
+            let hand = RippleStore.handWritten(actions: actions, samples: samples)
+            row.floorMilliseconds = hand.milliseconds
+            row.failures += hand.failures.map { "by hand: \($0)" }
+            let ns = hand.milliseconds * 1e6 / Double(actions)
+            row.figures["handNsPerAction"] = ns
+            notes.append("by hand \(format(ns)) ns")
+        }
+        if options.swift {
+            let ripple = RippleStore.ripple(actions: actions, samples: samples)
+            row.takeSwift(ripple)
+            let ns = ripple.milliseconds * 1e6 / Double(actions)
+            row.figures["swiftNsPerAction"] = ns
+            notes.insert("Ripple \(format(ns)) ns", at: 0)
+            let (read, failures) = RippleStore.readNanoseconds(samples: samples)
+            row.failures += failures.map { "Swift read: \($0)" }
+            row.figures["swiftNsPerPropertyRead"] = read
+            notes.append("a store property read \(format(read)) ns")
+        }
+        if let ratio = row.swiftOverFloor {
+            row.figures["swiftOverHand"] = ratio
+            notes.append("Ripple/hand \(format(ratio))x")
+        }
+        row.notes.append("per action→effect: " + notes.joined(separator: ", "))
     }
 }
 

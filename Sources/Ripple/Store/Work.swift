@@ -4,7 +4,7 @@
 /// returns ``run(priority:operation:catch:)``: the store runs the operation in a task once the state change is
 /// applied, and the operation sends its results back as actions. Runs can be tagged with an id
 /// (``cancellable(id:cancelInFlight:)``) and cancelled by it (``cancel(id:)``); several works combine with
-/// ``merge(_:)-(Work<Action>...)``. Freeing the store cancels every run still in flight.
+/// `merge(_:)`. Freeing the store cancels every run still in flight.
 ///
 /// ```swift
 /// Reduce { state, action in

@@ -64,19 +64,25 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// The name of the store in labels of its nodes.
     private let name: String
 
-    /// Guards everything below; held only for a few stores, never while touching the graph or running user code.
+    // Guards everything below; held only for a few stores, never while touching the graph or running user code.
+    // The properties it guards skip the dynamic exclusivity checks: the lock already makes each access exclusive.
     private let lock = SpinLock()
-    /// The actions sent and not yet reduced, from `queueHead` on.
-    private var queue: [Action] = []
-    private var queueHead = 0
-    /// Whether a thread is reducing the queue's actions.
-    private var draining = false
-    /// The derivation of each key path read through dynamic member lookup (a `Derivation<Value>`).
-    private var fields: [AnyKeyPath: AnyObject] = [:]
+    /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on.
+    @exclusivity(unchecked) private var queue: [Action] = []
+    @exclusivity(unchecked) private var queueHead = 0
+    /// `queue.count - queueHead`, kept apart so that the usual case (nothing queued) touches no generic array.
+    @exclusivity(unchecked) private var queued = 0
+    /// Whether a thread is reducing the store's actions.
+    @exclusivity(unchecked) private var draining = false
+    /// The derivation of each key path read through dynamic member lookup (a `Derivation<Value>`), by value.
+    @exclusivity(unchecked) private var fields: [AnyKeyPath: AnyObject] = [:]
+    /// The same for the first key path objects read, found by identity: a literal key path is one object per
+    /// call site, so this spares most reads the hashing of a key path.
+    @exclusivity(unchecked) private var recentFields: [(keyPath: AnyKeyPath, field: AnyObject)] = []
     /// The runs in flight, by a number of their own, and the runs tagged with each cancellation id.
-    private var runs: [UInt64: RunningWork] = [:]
-    private var runsByID: [WorkID: Set<UInt64>] = [:]
-    private var lastRun: UInt64 = 0
+    @exclusivity(unchecked) private var runs: [UInt64: RunningWork] = [:]
+    @exclusivity(unchecked) private var runsByID: [WorkID: Set<UInt64>] = [:]
+    @exclusivity(unchecked) private var lastRun: UInt64 = 0
 
     /// A run in flight: its task once created, whether it was cancelled, its ids and the action that started it.
     private struct RunningWork {
@@ -203,7 +209,9 @@ public final class Store<State: Sendable, Action: Sendable> {
 
     /// The derivation that reads `keyPath` of the state, made on its first use.
     private func field<Value: Equatable>(_ keyPath: KeyPath<State, Value>) -> Derivation<Value> {
-        if let found = lock.withLock({ fields[keyPath] }) { return unsafeDowncast(found, to: Derivation<Value>.self) }
+        if let found = lock.withLock({ lookUpField(keyPath) }) {
+            return unsafeDowncast(found, to: Derivation<Value>.self)
+        }
         let atom = stateAtom
         // Key paths are immutable once formed: sharing one between threads is safe.
         nonisolated(unsafe) let path = keyPath
@@ -212,10 +220,24 @@ public final class Store<State: Sendable, Action: Sendable> {
             fileID: "Ripple/Store.swift", line: #line, runtime: atom.runtime)
         // Another thread may have made one meanwhile: the first one stored is the one every reader shares.
         return lock.withLock {
-            if let found = fields[keyPath] { return unsafeDowncast(found, to: Derivation<Value>.self) }
+            if let found = lookUpField(keyPath) { return unsafeDowncast(found, to: Derivation<Value>.self) }
             fields[keyPath] = made
+            remember(keyPath, made)
             return made
         }
+    }
+
+    /// The field of `keyPath`, by identity first, then by value. Called with the lock held.
+    private func lookUpField(_ keyPath: AnyKeyPath) -> AnyObject? {
+        for entry in recentFields where entry.keyPath === keyPath { return entry.field }
+        guard let found = fields[keyPath] else { return nil }
+        remember(keyPath, found)
+        return found
+    }
+
+    /// Adds a key path object to the ones found by identity, up to a few. Called with the lock held.
+    private func remember(_ keyPath: AnyKeyPath, _ field: AnyObject) {
+        if recentFields.count < 16 { recentFields.append((keyPath, field)) }
     }
 
     // MARK: Sending
@@ -234,28 +256,41 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// reducing thread reduces it and `send` returns at once.
     public func send(_ action: Action) {
         let drains = lock.withLock {
-            queue.append(action)
-            if draining { return false }
+            if draining {
+                queue.append(action)
+                queued += 1
+                return false
+            }
             draining = true
             return true
         }
         guard drains else { return }
-        while let next = nextQueued() {
-            reduce(next)
+        reduce(action)
+        while hasQueued() {
+            reduce(takeQueued())
         }
     }
 
-    /// The oldest queued action, or nil (and the queue is idle) when there is none.
-    private func nextQueued() -> Action? {
+    /// Whether actions were queued meanwhile; if not, the store is idle again.
+    private func hasQueued() -> Bool {
         lock.withLock {
-            guard queueHead < queue.count else {
+            if queued > 0 { return true }
+            draining = false
+            return false
+        }
+    }
+
+    /// The oldest queued action, removed; there is one (`hasQueued()`), and only the draining thread takes them.
+    private func takeQueued() -> Action {
+        lock.withLock {
+            let action = queue[queueHead]
+            queueHead += 1
+            queued -= 1
+            if queued == 0 {
                 queue.removeAll(keepingCapacity: true)
                 queueHead = 0
-                draining = false
-                return nil
             }
-            defer { queueHead += 1 }
-            return queue[queueHead]
+            return action
         }
     }
 
@@ -353,11 +388,14 @@ extension Equatable {
     /// `==` on values of `T`, which is `Self`: how a store compares a `State` it only knows is `Equatable` at run
     /// time.
     fileprivate static func equality<T>(as type: T.Type) -> (T, T) -> Bool {
-        { ($0 as! Self) == ($1 as! Self) }
+        precondition(T.self == Self.self, "Ripple: internal error: the store's equality is for its own State")
+        // `T` is `Self` (checked above): reinterpreting the values is exact and costs no dynamic cast per write.
+        return { unsafeBitCast($0, to: Self.self) == unsafeBitCast($1, to: Self.self) }
     }
 }
 
-// Every mutable stored property (`queue`, `queueHead`, `draining`, `fields`, `runs`, `runsByID`, `lastRun`) is
+// Every mutable stored property (`queue`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`, `runs`,
+// `runsByID`, `lastRun`) is
 // read and written only inside `lock.withLock`. The state lives in an atom, which is safe to share when `State` is
 // Sendable; the reducer and the hooks are `Sendable` closures set once by the initializer; the reducer runs on one
 // thread at a time (the one `draining` admits). So sharing the store between threads is safe.

@@ -357,6 +357,10 @@ private func storeBenchmark() -> Benchmark {
             row.failures += failures.map { "Swift read: \($0)" }
             row.figures["swiftNsPerPropertyRead"] = read
             notes.append("a store property read \(format(read)) ns")
+            let (bare, bareFailures) = RippleStore.atomNanoseconds(actions: actions, samples: samples)
+            row.failures += bareFailures.map { "Swift atom: \($0)" }
+            row.figures["swiftNsPerAtomUpdate"] = bare
+            notes.append("the same graph without a store (atom update→derivation→effect) \(format(bare)) ns")
         }
         if let ratio = row.swiftOverFloor {
             row.figures["swiftOverHand"] = ratio

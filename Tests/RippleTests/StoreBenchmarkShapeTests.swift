@@ -14,5 +14,7 @@ import Testing
         }
         let (_, failures) = RippleStore.readNanoseconds(reads: 1_000, samples: 1)
         #expect(failures == [])
+        let (_, atomFailures) = RippleStore.atomNanoseconds(actions: 100, samples: 2)
+        #expect(atomFailures == [])
     }
 }

@@ -81,6 +81,31 @@ public enum RippleStore {
         return result(best, actions: actions, value: store.count, count: runs.count, verifier)
     }
 
+    /// The same graph without the store, for reference: an atom of the state updated in place (`count += 1`), a
+    /// derivation of its `count` and the effect reading it. Nanoseconds per update, the fastest of `samples` loops.
+    public static func atomNanoseconds(actions: Int = defaultActions, samples: Int = defaultSamples) -> (Double, [String]) {
+        let verifier = Verifier()
+        let runs = Counter()
+        let (state, effect) = withIsolatedRuntime(using: Runtime()) {
+            let state = atom(State())
+            let count = derive { state.value.count }
+            let effect = Effect {
+                runs.count += 1
+                _ = count.value
+            }
+            return (state, effect)
+        }
+        var best = UInt64.max
+        for _ in 0..<max(samples, 1) {
+            let start = now()
+            for _ in 0..<actions { state.update { $0.count += 1 } }
+            best = min(best, now() - start)
+        }
+        verifier.expect(runs.count == 1 + max(samples, 1) * actions, "the effect ran \(runs.count) times")
+        withExtendedLifetime(effect) {}
+        return (Double(best) / Double(actions), verifier.failures)
+    }
+
     /// Nanoseconds per read of `store.count` outside any effect or derivation (the lock, the key path's lookup and
     /// the derivation's read), the fastest of `samples` loops of `reads`.
     public static func readNanoseconds(reads: Int = defaultReads, samples: Int = defaultSamples) -> (Double, [String]) {

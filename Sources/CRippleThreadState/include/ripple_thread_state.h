@@ -16,6 +16,8 @@
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
 
+#include <stdbool.h>
+
 extern _Thread_local void *ripple_thread_evaluating_runtime;
 
 /* The runtime evaluating on this thread (an unretained pointer), or NULL. */
@@ -25,6 +27,32 @@ static inline void *ripple_thread_state_evaluating(void) {
 
 static inline void ripple_thread_state_set_evaluating(void *runtime) {
     ripple_thread_evaluating_runtime = runtime;
+}
+
+/* Set by the hash of the Observation probe's key path: Observation hashes the
+ * key paths a registrar's `access` records, and records them only inside
+ * `withObservationTracking`. Cleared before each probe, read after it. */
+extern _Thread_local bool ripple_thread_observation_probed;
+
+static inline bool ripple_thread_state_observation_probed(void) {
+    return ripple_thread_observation_probed;
+}
+
+static inline void ripple_thread_state_set_observation_probed(bool probed) {
+    ripple_thread_observation_probed = probed;
+}
+
+/* The runtime whose explicit batch (`Runtime.batch`) is innermost on this
+ * thread (an unretained pointer), or NULL: a write Observation announces there
+ * is complete when the batch ends. */
+extern _Thread_local void *ripple_thread_batching_runtime;
+
+static inline void *ripple_thread_state_batching(void) {
+    return ripple_thread_batching_runtime;
+}
+
+static inline void ripple_thread_state_set_batching(void *runtime) {
+    ripple_thread_batching_runtime = runtime;
 }
 
 #endif

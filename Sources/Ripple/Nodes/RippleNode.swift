@@ -193,6 +193,8 @@ public class RippleNode {
             // up (a task-local) while the runtime has runs in flight. Reads inside an evaluation (most reads) skip
             // the counter: they are the evaluating node's, never a run's.
             return beginRead(for: run)
+        } else {
+            readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
         }
         var section = rp_read_section_t()
         let status = rp_node_read_begin(graph, handle, &section)
@@ -252,7 +254,7 @@ public class RippleNode {
     /// `body` may read and write this node's Swift state. Reentrant on the thread that holds the graph.
     @usableFromInline
     final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
-        try runtime.batch(body)
+        try runtime.holdingGraph(body)
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 extension Runtime {
     /// Groups writes in this runtime: the effects they trigger run once, when the outermost batch ends.
@@ -18,6 +19,20 @@ extension Runtime {
     /// (keep it short, and never wait inside it for another thread that uses the runtime). The effects run on
     /// the calling thread before `batch` returns.
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
+        try holdingGraph {
+            // Marks the batch on this thread, so that a write Observation announces inside it (before the value is
+            // stored) reaches Ripple when the batch ends, once the write is complete (ObservedProperties.swift).
+            let outer = ripple_thread_state_batching()
+            ripple_thread_state_set_batching(opaqueSelf)
+            defer { ripple_thread_state_set_batching(outer) }
+            return try body()
+        }
+    }
+
+    /// A batch without the thread's batch mark: what Ripple's own writes and updates use (`RippleNode.exclusively`),
+    /// which never hand control to code that writes an `@Observable` property.
+    @usableFromInline
+    func holdingGraph<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
         defer {

@@ -1,0 +1,89 @@
+// Observation → Ripple: the `@Observable` properties a derivation's or an effect's body reads become a dependency.
+//
+// Each run of a body happens inside `withObservationTracking`. When the run read observable properties, it also
+// reads a hidden source node made for that run (`ObservedProperties`), and the tracking's `onChange` writes that
+// source. Observation calls `onChange` before the new value is stored (at willSet), on the writer's thread, so the
+// write reaches Ripple only once it is complete:
+//   - inside an evaluation (an effect or a derivation body) or a `Runtime.batch` of the dependent's runtime on the
+//     writer's thread, the source is written at once: the engine runs the dependents when that evaluation or batch
+//     ends, after the write;
+//   - on the main actor, the source is written by a main-actor job enqueued then, which runs after the writer's
+//     current job: all the writes of that job reach Ripple together, once;
+//   - anywhere else, nothing tells when the write is done: Ripple traps, saying how to write it instead.
+// A source lives as long as its dependent reads it (its readers retain it): the next run makes a new one, and a
+// stale `onChange` (Observation's trackings cannot be cancelled through its public API) finds its source gone.
+internal import CRipple
+internal import CRippleThreadState
+internal import Observation
+
+/// The hidden source standing for the `@Observable` properties one run of a body read.
+final class ObservedProperties: RippleNode, @unchecked Sendable {
+    /// A main-actor job that writes this source is enqueued and has not run yet. Touched only on the main actor.
+    private var isPending = false
+    /// The label of the derivation or effect whose run made this source, for the trap message.
+    private let readerLabel: String
+
+    init(reader: RippleNode) {
+        readerLabel = reader.label
+        super.init(runtime: reader.runtime, label: "Observation properties read by \(reader.label)", fileID: "",
+                   line: 0)
+        createNode(.RP_KIND_SOURCE)
+    }
+
+    override var kindName: String { "observed properties" }
+
+    /// Observation announced that a property the run read is about to change (its `onChange`).
+    func willChange() {
+        let runtime = self.runtime
+        let host = runtime.opaqueSelf
+        if EvaluationThreadState.innermost == host || ripple_thread_state_batching() == host {
+            return runtime.holdingGraph { announce() }
+        }
+        guard MainActorCheck.isCurrent else { failUnfinishedWrite() }
+        if isPending { return }
+        isPending = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            isPending = false
+            runtime.holdingGraph { announce() }
+        }
+    }
+
+    /// Writes the source: its reader is marked. Called while the graph is held.
+    private func announce() {
+        if isDisposed { return }
+        let status = rp_source_set(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+    }
+
+    private func failUnfinishedWrite() -> Never {
+        fatalError(
+            """
+            Ripple: an @Observable property that \(readerLabel) \
+            reads was written on a thread other than the main actor's, outside any batch or effect of its runtime. \
+            Observation reports a write before the value is stored, and only the end of a batch (or of the \
+            main actor's job) tells Ripple that it is complete. Write the property on the main actor, or inside \
+            `runtime.batch { ... }` (or an effect) of the runtime that reads it.
+            """)
+    }
+}
+
+extension RippleNode {
+    /// Runs `body` (a derivation's compute or an effect's run), making the `@Observable` properties it reads a
+    /// dependency of this node. Called while this node is the one whose reads the engine records.
+    @inline(__always)
+    final func trackingObservableReads<T>(_ body: () -> T) -> T {
+        var properties: ObservedProperties?
+        let result = withObservationTracking(body, onChange: onObservedChange(&properties))
+        // Only when the run read observable properties (the onChange autoclosure is evaluated only then).
+        if let properties { properties.recordRead() }
+        return result
+    }
+
+    /// The `onChange` of one run that read observable properties: a new hidden source for that run.
+    private func onObservedChange(_ properties: inout ObservedProperties?) -> @Sendable () -> Void {
+        let source = ObservedProperties(reader: self)
+        properties = source
+        return { [weak source] in source?.willChange() }
+    }
+}

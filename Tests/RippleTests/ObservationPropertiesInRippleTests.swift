@@ -15,14 +15,14 @@ import Testing
     var count = 0
 }
 
-/// Observation → Ripple, for writes whose end Ripple sees on the writer's thread: inside a batch or an effect of
+/// Observation → Ripple (`observing { }`), for writes whose end Ripple sees on the writer's thread: inside a batch or an effect of
 /// the runtime. Dependents run once per batch, after the write, and see the new value.
 @Suite struct ObservationPropertiesInBatchesTests {
     @Test func anEffectReadingAPropertyRunsWhenTheBatchEndsWithTheNewValue() {
         withIsolatedRuntime {
             let model = SharedCounter()
             let seen = Recorder<Int>()
-            let effect = Effect { seen.append(model.count) }
+            let effect = Effect { seen.append(observing { model.count }) }
             Runtime.current.batch {
                 model.count = 1
                 #expect(seen.values == [0])  // not before the batch ends
@@ -34,11 +34,23 @@ import Testing
         }
     }
 
-    @Test func twoWritesInOneBatchRunTheDependentOnce() {
+    @Test func aPropertyReadOutsideObservingIsNoDependency() {
         withIsolatedRuntime {
             let model = SharedCounter()
             let seen = Recorder<Int>()
             let effect = Effect { seen.append(model.count) }
+            Runtime.current.batch { model.count = 1 }
+            #expect(seen.values == [0])
+            #expect(observing { model.count } == 1)  // outside any body: just the read
+            _ = effect
+        }
+    }
+
+    @Test func twoWritesInOneBatchRunTheDependentOnce() {
+        withIsolatedRuntime {
+            let model = SharedCounter()
+            let seen = Recorder<Int>()
+            let effect = Effect { seen.append(observing { model.count }) }
             Runtime.current.batch {
                 model.count = 1
                 model.count = 2
@@ -54,7 +66,7 @@ import Testing
             let runs = RunCount()
             let tenfold = derive {
                 runs.increment()
-                return model.count * 10
+                return observing { model.count } * 10
             }
             #expect(tenfold.value == 0)
             #expect(tenfold.value == 0)
@@ -72,10 +84,10 @@ import Testing
             let derivationRuns = RunCount()
             let sum = derive {
                 derivationRuns.increment()
-                return offset.value + model.count
+                return offset.value + observing { model.count }
             }
             let seen = Recorder<String>()
-            let effect = Effect { seen.append("\(sum.value) \(offset.value) \(model.label)") }
+            let effect = Effect { seen.append("\(sum.value) \(offset.value) \(observing { model.label })") }
             #expect(seen.values == ["100 100 zero"])
             Runtime.current.batch {
                 offset.value = 200
@@ -93,7 +105,7 @@ import Testing
             let model = SharedCounter()
             let reads = atom(true)
             let seen = Recorder<Int>()
-            let effect = Effect { seen.append(reads.value ? model.count : -1) }
+            let effect = Effect { seen.append(reads.value ? observing { model.count } : -1) }
             reads.value = false
             Runtime.current.batch { model.count = 5 }
             #expect(seen.values == [0, -1])
@@ -109,7 +121,7 @@ import Testing
             let model = SharedCounter()
             let tick = atom(0)
             let seen = Recorder<String>()
-            let effect = Effect { seen.append("\(tick.value) \(model.count)") }
+            let effect = Effect { seen.append("\(tick.value) \(observing { model.count })") }
             for value in 1...3 { tick.value = value }  // each run tracks the property anew
             Runtime.current.batch { model.count = 1 }
             #expect(seen.values == ["0 0", "1 0", "2 0", "3 0", "3 1"])
@@ -123,7 +135,7 @@ import Testing
             let source = atom(0)
             let writer = Effect { model.count = source.value * 2 }
             let seen = Recorder<Int>()
-            let reader = Effect { seen.append(model.count) }
+            let reader = Effect { seen.append(observing { model.count }) }
             source.value = 4
             #expect(seen.values == [0, 8])
             _ = (writer, reader)
@@ -134,7 +146,7 @@ import Testing
         let runtime = Runtime()
         let model = SharedCounter()
         let seen = Recorder<Int>()
-        let effect = withIsolatedRuntime(using: runtime) { Effect { seen.append(model.count) } }
+        let effect = withIsolatedRuntime(using: runtime) { Effect { seen.append(observing { model.count }) } }
         await runOnThread(stackSize: StackSize.small) { runtime.batch { model.count = 9 } }
         #expect(seen.values == [0, 9])
         _ = effect
@@ -144,7 +156,7 @@ import Testing
         await #expect(processExitsWith: .failure) {
             let runtime = Runtime()
             let model = SharedCounter()
-            let effect = withIsolatedRuntime(using: runtime) { Effect { _ = model.count } }
+            let effect = withIsolatedRuntime(using: runtime) { Effect { _ = observing { model.count } } }
             let done = DispatchSemaphore(value: 0)
             Thread {
                 model.count = 1
@@ -169,7 +181,7 @@ import Testing
         await withIsolatedRuntime { () async in
             let model = MainCounter()
             var seen: [Int] = []
-            let effect = Effect { seen.append(model.count) }
+            let effect = Effect { seen.append(observing { model.count }) }
             model.count = 1
             #expect(seen == [0])  // the writer's job is not over
             await drainMainActor()
@@ -185,7 +197,7 @@ import Testing
         await withIsolatedRuntime { () async in
             let model = MainCounter()
             var seen: [Int] = []
-            let effect = Effect { seen.append(model.count) }
+            let effect = Effect { seen.append(observing { model.count }) }
             model.count = 1
             model.count = 2
             model.count = 3
@@ -200,7 +212,7 @@ import Testing
             let model = MainCounter()
             let offset = atom(100)
             var seen: [Int] = []
-            let effect = Effect { seen.append(offset.value + model.count) }
+            let effect = Effect { seen.append(offset.value + observing { model.count }) }
             model.count = 1
             offset.value = 200  // runs the effect now: it reads the stored count, 1
             await drainMainActor()
@@ -215,7 +227,7 @@ import Testing
             var runs = 0
             let doubled = derive {
                 runs += 1
-                return model.count * 2
+                return observing { model.count } * 2
             }
             #expect(doubled.value == 0)
             model.count = 21

@@ -144,7 +144,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         let state = self.state
         let outer = state.pointee.computingDerivation
         state.pointee.computingDerivation = Unmanaged.passUnretained(self)
-        let changed = trackingObservableReads { recompute(cached, hasValue) }
+        let changed = recompute(cached, hasValue)
         state.pointee.computingDerivation = outer
         hasValue = true
         return changed

@@ -273,7 +273,7 @@ public final class Effect: RippleNode, Subscriber {
         let state = self.state
         isRunning = true
         state.pointee.runningEffect = Unmanaged.passUnretained(self)
-        trackingObservableReads(body)
+        body()
         state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
         if cancelled, !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body

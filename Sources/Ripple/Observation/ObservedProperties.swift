@@ -1,8 +1,9 @@
-// Observation → Ripple: the `@Observable` properties a derivation's or an effect's body reads become a dependency.
+// Observation → Ripple: the `@Observable` properties a derivation's or an effect's body reads inside `observing { }`
+// become a dependency (Observing.swift).
 //
-// Each run of a body happens inside `withObservationTracking`. When the run read observable properties, it also
-// reads a hidden source node made for that run (`ObservedProperties`), and the tracking's `onChange` writes that
-// source. Observation calls `onChange` before the new value is stored (at willSet), on the writer's thread, so the
+// `observing` runs its closure inside `withObservationTracking`. When the closure read observable properties, the
+// evaluating node also reads a hidden source node made for that call (`ObservedProperties`), and the tracking's
+// `onChange` writes that source. Observation calls `onChange` before the new value is stored (at willSet), on the writer's thread, so the
 // write reaches Ripple only once it is complete:
 //   - inside an evaluation (an effect or a derivation body) or a `Runtime.batch` of the dependent's runtime on the
 //     writer's thread, the source is written at once: the engine runs the dependents when that evaluation or batch
@@ -23,10 +24,9 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
     /// The label of the derivation or effect whose run made this source, for the trap message.
     private let readerLabel: String
 
-    init(reader: RippleNode) {
-        readerLabel = reader.label
-        super.init(runtime: reader.runtime, label: "Observation properties read by \(reader.label)", fileID: "",
-                   line: 0)
+    init(runtime: Runtime, readerLabel: String) {
+        self.readerLabel = readerLabel
+        super.init(runtime: runtime, label: "Observation properties read by \(readerLabel)", fileID: "", line: 0)
         createNode(.RP_KIND_SOURCE)
     }
 
@@ -68,21 +68,22 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
     }
 }
 
-extension RippleNode {
-    /// Runs `body` (a derivation's compute or an effect's run), making the `@Observable` properties it reads a
-    /// dependency of this node. Called while this node is the one whose reads the engine records.
-    @inline(__always)
-    final func trackingObservableReads<T>(_ body: () -> T) -> T {
+extension Runtime {
+    /// `observing(_:)` inside an evaluation of this runtime: runs `read` inside `withObservationTracking` and, when
+    /// it read observable properties, makes a hidden source for them a dependency of the evaluating node.
+    func observingInEvaluation<T>(_ read: () -> T) -> T {
         var properties: ObservedProperties?
-        let result = withObservationTracking(body, onChange: onObservedChange(&properties))
-        // Only when the run read observable properties (the onChange autoclosure is evaluated only then).
-        if let properties { properties.recordRead() }
+        let result = withObservationTracking(read, onChange: onObservedChange(&properties))
+        // Only when `read` read observable properties: the onChange autoclosure is evaluated only then.
+        properties?.recordRead()
         return result
     }
 
-    /// The `onChange` of one run that read observable properties: a new hidden source for that run.
+    /// The `onChange` of one tracked read: a new hidden source, read by the evaluating node.
     private func onObservedChange(_ properties: inout ObservedProperties?) -> @Sendable () -> Void {
-        let source = ObservedProperties(reader: self)
+        let reader = state.pointee.runningEffect?.takeUnretainedValue().label
+            ?? state.pointee.computingDerivation?.takeUnretainedValue().label ?? "a subscriber"
+        let source = ObservedProperties(runtime: self, readerLabel: reader)
         properties = source
         return { [weak source] in source?.willChange() }
     }

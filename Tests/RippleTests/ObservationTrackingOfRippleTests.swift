@@ -162,6 +162,21 @@ import Testing
         #expect(seen.values == [2])
     }
 
+    @Test func anObservationsSequenceYieldsEachCommittedValue() async {
+        await withIsolatedRuntime { () async in
+            let count = atom(1)
+            var values = Observations { count.value }.makeAsyncIterator()
+            #expect(await values.next() == 1)
+            count.value = 2
+            #expect(await values.next() == 2)
+            batch {
+                count.value = 3
+                count.value = 4
+            }
+            #expect(await values.next() == 4)
+        }
+    }
+
     @Test func anAsyncDerivationNotifiesAtEachPhase() async throws {
         try await withIsolatedRuntime { () async throws in
             let gate = Gate<Void>()

@@ -117,7 +117,6 @@ final class ObservationRelay: Observable, @unchecked Sendable {
 extension RippleNode {
     /// A read outside any evaluation: records it with Observation when Observation is tracking on this thread.
     /// Called by ``beginRead()`` before the read; costs one probe when nothing tracks.
-    @usableFromInline @inline(never)
     final func readOutsideEvaluation() {
         if _fastPath(!ObservationProbe.isTracking()) { return }
         runtime.holdingGraph {

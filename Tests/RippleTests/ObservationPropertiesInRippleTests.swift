@@ -221,6 +221,39 @@ import Testing
         }
     }
 
+    @Test func aDerivationReadLaterInTheWritersJobSeesTheNewValue() async {
+        await withIsolatedRuntime { () async in
+            let model = MainCounter()
+            var runs = 0
+            let doubled = derive {
+                runs += 1
+                return observing { model.count } * 2
+            }
+            #expect(doubled.value == 0)
+            model.count = 5
+            #expect(doubled.value == 10)  // the read comes after the write: the write is applied first
+            await drainMainActor()
+            #expect(doubled.value == 10)
+            #expect(runs == 2)
+        }
+    }
+
+    @Test func anAtomWrittenLaterInTheJobRunsAnEffectOnceThroughADerivationSeeingBoth() async {
+        await withIsolatedRuntime { () async in
+            let model = MainCounter()
+            let offset = atom(100)
+            let doubled = derive { observing { model.count } * 2 }
+            var seen: [Int] = []
+            let effect = Effect { seen.append(offset.value + doubled.value) }
+            model.count = 1
+            offset.value = 200  // its batch applies the count's write first: one run, both new values
+            #expect(seen == [100, 202])
+            await drainMainActor()
+            #expect(seen == [100, 202])
+            _ = effect
+        }
+    }
+
     @Test func aDerivationReadAfterTheJobSeesTheNewValue() async {
         await withIsolatedRuntime { () async in
             let model = MainCounter()

@@ -8,8 +8,9 @@
 //   - inside an evaluation (an effect or a derivation body) or a `Runtime.batch` of the dependent's runtime on the
 //     writer's thread, the source is written at once: the engine runs the dependents when that evaluation or batch
 //     ends, after the write;
-//   - on the main actor, the source is written by a main-actor job enqueued then, which runs after the writer's
-//     current job: all the writes of that job reach Ripple together, once;
+//   - on the main actor, the source waits in `PendingObservedWrites` until the writer's job is over (a main-actor
+//     job enqueued then), or until the main actor next reads a node outside an evaluation or writes: all of them
+//     come after the write, and applying it then keeps such reads from seeing a value from before it;
 //   - anywhere else, nothing tells when the write is done: Ripple traps, saying how to write it instead.
 // A source lives as long as its dependent reads it (its readers retain it): the next run makes a new one, and a
 // stale `onChange` (Observation's trackings cannot be cancelled through its public API) finds its source gone.
@@ -19,8 +20,8 @@ internal import Observation
 
 /// The hidden source standing for the `@Observable` properties one run of a body read.
 final class ObservedProperties: RippleNode, @unchecked Sendable {
-    /// A main-actor job that writes this source is enqueued and has not run yet. Touched only on the main actor.
-    private var isPending = false
+    /// Waiting in `PendingObservedWrites`. Touched only on the main actor.
+    var isPending = false
     /// The label of the derivation or effect whose run made this source, for the trap message.
     private let readerLabel: String
 
@@ -40,17 +41,11 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
             return runtime.holdingGraph { announce() }
         }
         guard MainActorCheck.isCurrent else { failUnfinishedWrite() }
-        if isPending { return }
-        isPending = true
-        Task { @MainActor [weak self] in
-            guard let self else { return }
-            isPending = false
-            runtime.holdingGraph { announce() }
-        }
+        MainActor.assumeIsolated { PendingObservedWrites.add(self) }
     }
 
     /// Writes the source: its reader is marked. Called while the graph is held.
-    private func announce() {
+    func announce() {
         if isDisposed { return }
         let status = rp_source_set(graph, handle)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
@@ -65,6 +60,56 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
             main actor's job) tells Ripple that it is complete. Write the property on the main actor, or inside \
             `runtime.batch { ... }` (or an effect) of the runtime that reads it.
             """)
+    }
+}
+
+/// Writes of `@Observable` properties made on the main actor outside a batch, announced to Ripple at willSet and
+/// waiting for the write to be over. Applied by a main-actor job enqueued with the first of them, or earlier, by the
+/// main actor's next read of a node outside an evaluation or its next write, batch or update (any of which comes
+/// after the write): a derivation read then must not show a value computed before the write.
+enum PendingObservedWrites {
+    /// How many sources wait; read on every thread (one relaxed load), changed on the main actor.
+    nonisolated(unsafe) static let count: UnsafeMutablePointer<CLong> = {
+        let count = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
+        count.initialize(to: 0)
+        return count
+    }()
+
+    @MainActor private static var sources: [ObservedProperties] = []
+
+    @MainActor static func add(_ source: ObservedProperties) {
+        if source.isPending { return }
+        source.isPending = true
+        if sources.isEmpty { Task { @MainActor in applyAll() } }
+        sources.append(source)
+        ripple_counter_add(count, 1)
+    }
+
+    /// Applies the waiting writes if this is the main actor and there are some; one load otherwise.
+    @inline(__always)
+    static func applyIfAny() {
+        if _slowPath(ripple_counter_load(count) != 0) { applyOnTheMainActor() }
+    }
+
+    @inline(never)
+    private static func applyOnTheMainActor() {
+        guard MainActorCheck.isCurrent else { return }  // other threads wait for the main actor's job to end
+        MainActor.assumeIsolated { applyAll() }
+    }
+
+    /// Writes every waiting source, in one batch of the first one's runtime (so one change runs its dependents
+    /// once).
+    @MainActor private static func applyAll() {
+        let due = sources
+        if due.isEmpty { return }
+        sources = []
+        ripple_counter_add(count, -due.count)
+        due[0].runtime.holdingGraph {
+            for source in due {
+                source.isPending = false
+                source.runtime.holdingGraph { source.announce() }
+            }
+        }
     }
 }
 

@@ -29,9 +29,9 @@ extension Runtime {
         }
     }
 
-    /// A batch without the thread's batch mark: what Ripple's own writes and updates use (`RippleNode.exclusively`),
-    /// which never hand control to code that writes an `@Observable` property.
-    @usableFromInline
+    /// A batch without the thread's batch mark, for Ripple's own writes and updates (`RippleNode.exclusively`): one
+    /// thread-local store less per write. A write of an `@Observable` property inside `AtomObject.update`'s body is
+    /// then treated as one outside any batch.
     func holdingGraph<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }

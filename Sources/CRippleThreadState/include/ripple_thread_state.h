@@ -42,6 +42,21 @@ static inline void ripple_thread_state_set_observation_probed(bool probed) {
     ripple_thread_observation_probed = probed;
 }
 
+/* How many writes of @Observable properties made on the main actor wait for
+ * the end of their job (PendingObservedWrites in the Swift module): read on
+ * every thread, changed on the main actor. A C global, so that the check on
+ * Ripple's read and write paths is one load. Relaxed: a thread other than the
+ * main one ignores the count, and the main one sees its own changes. */
+extern long ripple_pending_observed_writes;
+
+static inline long ripple_pending_observed_writes_load(void) {
+    return __atomic_load_n(&ripple_pending_observed_writes, __ATOMIC_RELAXED);
+}
+
+static inline void ripple_pending_observed_writes_add(long delta) {
+    (void)__atomic_fetch_add(&ripple_pending_observed_writes, delta, __ATOMIC_RELAXED);
+}
+
 /* The runtime whose explicit batch (`Runtime.batch`) is innermost on this
  * thread (an unretained pointer), or NULL: a write Observation announces there
  * is complete when the batch ends. */

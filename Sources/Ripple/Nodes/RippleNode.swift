@@ -183,7 +183,9 @@ public class RippleNode {
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
         // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
-        if _slowPath(EvaluationThreadState.innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque()) {
+        // (Compared as integers: an optional pointer compared with a pointer costs a test and two flags more.)
+        let innermost = UInt(bitPattern: EvaluationThreadState.innermost)
+        if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
             return beginReadOutsideEvaluation()
         }
         return beginSection()

@@ -68,13 +68,6 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
 /// main actor's next read of a node outside an evaluation or its next write, batch or update (any of which comes
 /// after the write): a derivation read then must not show a value computed before the write.
 enum PendingObservedWrites {
-    /// How many sources wait; read on every thread (one relaxed load), changed on the main actor.
-    nonisolated(unsafe) static let count: UnsafeMutablePointer<CLong> = {
-        let count = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
-        count.initialize(to: 0)
-        return count
-    }()
-
     @MainActor private static var sources: [ObservedProperties] = []
 
     @MainActor static func add(_ source: ObservedProperties) {
@@ -82,13 +75,13 @@ enum PendingObservedWrites {
         source.isPending = true
         if sources.isEmpty { Task { @MainActor in applyAll() } }
         sources.append(source)
-        ripple_counter_add(count, 1)
+        ripple_pending_observed_writes_add(1)
     }
 
     /// Applies the waiting writes if this is the main actor and there are some; one load otherwise.
     @inline(__always)
     static func applyIfAny() {
-        if _slowPath(ripple_counter_load(count) != 0) { applyOnTheMainActor() }
+        if _slowPath(ripple_pending_observed_writes_load() != 0) { applyOnTheMainActor() }
     }
 
     @inline(never)
@@ -103,7 +96,7 @@ enum PendingObservedWrites {
         let due = sources
         if due.isEmpty { return }
         sources = []
-        ripple_counter_add(count, -due.count)
+        ripple_pending_observed_writes_add(-due.count)
         due[0].runtime.holdingGraph {
             for source in due {
                 source.isPending = false

@@ -3,8 +3,8 @@
 //
 // `observing` runs its closure inside `withObservationTracking`. When the closure read observable properties, the
 // evaluating node also reads a hidden source node made for that call (`ObservedProperties`), and the tracking's
-// `onChange` writes that source. Observation calls `onChange` before the new value is stored (at willSet), on the writer's thread, so the
-// write reaches Ripple only once it is complete:
+// `onChange` writes that source. Observation calls `onChange` before the new value is stored (at willSet), on the
+// writer's thread, so the write reaches Ripple only once it is complete:
 //   - inside an evaluation (an effect or a derivation body) or a `Runtime.batch` of the dependent's runtime on the
 //     writer's thread, the source is written at once: the engine runs the dependents when that evaluation or batch
 //     ends, after the write;
@@ -19,6 +19,10 @@ internal import CRippleThreadState
 internal import Observation
 
 /// The hidden source standing for the `@Observable` properties one run of a body read.
+///
+/// `@unchecked Sendable`: the tracking's `onChange` holds it weakly and may fire on any thread. `readerLabel` is
+/// immutable, `isPending` is touched only on the main actor (`PendingObservedWrites`), and the node's engine state
+/// only while its graph is held (`announce` runs inside `holdingGraph`).
 final class ObservedProperties: RippleNode, @unchecked Sendable {
     /// Waiting in `PendingObservedWrites`. Touched only on the main actor.
     var isPending = false

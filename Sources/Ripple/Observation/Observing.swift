@@ -19,7 +19,8 @@
 /// - written inside ``Runtime/batch(_:)``, an effect or a derivation body of the same runtime (on any thread): when
 ///   that batch or evaluation ends;
 /// - written on the main actor outside a batch: in a main-actor job enqueued at the write, after the writer's job
-///   (every write of that job is one change);
+///   (every write of that job is one change), or earlier, at the main actor's next read of a node outside a body or
+///   its next write (both come after the write), so that no read on the main actor sees a value from before it;
 /// - written anywhere else outside a batch: Ripple traps, because nothing tells it when the write is complete.
 ///
 /// Only the reads inside `read` are tracked, so bodies that read no `@Observable` object pay nothing. Each call that

@@ -1,6 +1,9 @@
 /*
  * ripple_thread_state.h: the Swift module's per-thread record of which runtime
- * is evaluating (running a derivation's body or an effect's) on this thread.
+ * is evaluating (running a derivation's body or an effect's) on this thread,
+ * and the Observation bridge's per-thread flags (the probe, the innermost
+ * explicit batch) and its count of main-actor writes waiting for their job's
+ * end.
  *
  * Internal to the Swift module: not part of Ripple's C API (include/ripple.h)
  * and never installed. It exists because Swift has no thread-local variables,

@@ -214,7 +214,7 @@ public class RippleNode {
             // up (a task-local) while the runtime has runs in flight.
             return beginRead(for: run)
         }
-        PendingObservedWrites.applyIfAny()  // before the read: it must not see a value from before those writes
+        PendingObservedWrites.applyIfAny(in: unownedRuntime)  // before the read: it must not see a value from before those writes
         readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
         return beginSection()
     }

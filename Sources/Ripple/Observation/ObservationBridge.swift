@@ -54,8 +54,11 @@ final class ObservationProbe: Observable, @unchecked Sendable {
 }
 
 /// The bridge from one Ripple node to Observation's trackers: an effect reading the node, and the registrar that
-/// tracked reads are recorded with. Owned by its runtime's `observationRelays`; touched only while the graph is
-/// held.
+/// tracked reads are recorded with. Owned by its runtime's `observationRelays`.
+///
+/// `@unchecked Sendable` (its observer's body captures it): its mutable state (`isArmed`, `observer`, `hasRun`) is
+/// touched only while its runtime's graph is held, by tracked reads (`holdingGraph`) and by the observer's runs;
+/// `registrar` is Sendable and `key` immutable.
 final class ObservationRelay: Observable, @unchecked Sendable {
     /// The node relayed; weak: a tracked read does not keep a node alive.
     weak var node: RippleNode?

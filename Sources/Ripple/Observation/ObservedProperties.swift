@@ -68,44 +68,50 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
 }
 
 /// Writes of `@Observable` properties made on the main actor outside a batch, announced to Ripple at willSet and
-/// waiting for the write to be over. Applied by a main-actor job enqueued with the first of them, or earlier, by the
-/// main actor's next read of a node outside an evaluation or its next write, batch or update (any of which comes
-/// after the write): a derivation read then must not show a value computed before the write.
+/// waiting for the write to be over. Applied by a main-actor job enqueued with the first of them (any job runs
+/// after the writer's), or earlier, for one runtime, by the main actor's next read of one of its nodes outside an
+/// evaluation or its next write, batch or update there (any of which comes after the write): a derivation read then
+/// must not show a value computed before the write.
 enum PendingObservedWrites {
     @MainActor private static var sources: [ObservedProperties] = []
 
     @MainActor static func add(_ source: ObservedProperties) {
         if source.isPending { return }
         source.isPending = true
-        if sources.isEmpty { Task { @MainActor in applyAll() } }
+        if sources.isEmpty { Task { @MainActor in apply(in: nil) } }
         sources.append(source)
         ripple_pending_observed_writes_add(1)
     }
 
-    /// Applies the waiting writes if this is the main actor and there are some; one load otherwise.
+    /// Applies the waiting writes read by nodes of `runtime`, if this is the main actor and some writes wait; one
+    /// load otherwise. Only that runtime's: the caller is about to use its graph anyway, and taking another
+    /// runtime's graph here could invert the order in which a thread crossing runtimes takes them.
     @inline(__always)
-    static func applyIfAny() {
-        if _slowPath(ripple_pending_observed_writes_load() != 0) { applyOnTheMainActor() }
+    static func applyIfAny(in runtime: Runtime) {
+        if _slowPath(ripple_pending_observed_writes_load() != 0) { applyOnTheMainActor(in: runtime) }
     }
 
     @inline(never)
-    private static func applyOnTheMainActor() {
+    private static func applyOnTheMainActor(in runtime: Runtime) {
         guard MainActorCheck.isCurrent else { return }  // other threads wait for the main actor's job to end
-        MainActor.assumeIsolated { applyAll() }
+        MainActor.assumeIsolated { apply(in: runtime) }
     }
 
-    /// Writes every waiting source, in one batch of the first one's runtime (so one change runs its dependents
-    /// once).
-    @MainActor private static func applyAll() {
-        let due = sources
-        if due.isEmpty { return }
-        sources = []
-        ripple_pending_observed_writes_add(-due.count)
-        due[0].runtime.holdingGraph {
-            for source in due {
-                source.isPending = false
-                source.runtime.holdingGraph { source.announce() }
+    /// Writes the waiting sources of `runtime` (all of them when nil: the job enqueued with the first one), in one
+    /// batch per runtime, so that one change runs its dependents once.
+    @MainActor private static func apply(in runtime: Runtime?) {
+        while let target = runtime ?? sources.first?.runtime {
+            let due = sources.filter { $0.runtime === target }
+            if due.isEmpty { return }
+            sources.removeAll { $0.runtime === target }
+            ripple_pending_observed_writes_add(-due.count)
+            target.holdingGraph {
+                for source in due {
+                    source.isPending = false
+                    source.announce()
+                }
             }
+            if runtime != nil { return }
         }
     }
 }

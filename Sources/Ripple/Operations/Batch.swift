@@ -35,7 +35,7 @@ extension Runtime {
     func holdingGraph<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
-        PendingObservedWrites.applyIfAny()  // in this batch: its effects see the main actor's earlier writes too
+        PendingObservedWrites.applyIfAny(in: self)  // in this batch: its effects see the main actor's earlier writes too
         defer {
             let status = rp_batch_end(graph)
             if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }

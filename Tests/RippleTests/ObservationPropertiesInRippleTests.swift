@@ -142,6 +142,19 @@ import Testing
         }
     }
 
+    @Test func aTrackerThatWritesAPropertyOnChangeRunsItsReadersAfterTheWrite() {
+        withIsolatedRuntime {
+            let model = SharedCounter()
+            let source = atom(1)
+            let seen = Recorder<Int>()
+            let reader = Effect { seen.append(observing { model.count }) }
+            withObservationTracking { _ = source.value } onChange: { model.count = source.value * 10 }
+            source.value = 2  // the tracker's onChange writes the model during this write's flush
+            #expect(seen.values == [0, 20])
+            _ = reader
+        }
+    }
+
     @Test func aWriteOnAnotherThreadInsideABatchRunsTheEffectThereWithTheNewValue() async {
         let runtime = Runtime()
         let model = SharedCounter()

@@ -100,12 +100,18 @@ final class ObservationRelay: Observable, @unchecked Sendable {
     /// Fires the trackers' `onChange`, as an untracked reader outside any evaluation: what it reads is neither a
     /// dependency of the observer nor a read inside this runtime's evaluation (a tracker may read any runtime, and
     /// a tracker that re-tracks records its reads with Observation).
+    ///
+    /// The thread holds the graph meanwhile, like in a batch, and is marked so: an `@Observable` property the
+    /// tracker writes reaches this runtime's `observing` readers once the write is done (ObservedProperties.swift).
     private func notify(in runtime: Runtime) {
         let outer = EvaluationThreadState.innermost
+        let outerBatch = ripple_thread_state_batching()
         EvaluationThreadState.innermost = nil
+        ripple_thread_state_set_batching(runtime.opaqueSelf)
         _ = rp_untracked_begin(runtime.graph)
         registrar.withMutation(of: self, keyPath: \.changes) {}
         _ = rp_untracked_end(runtime.graph)
+        ripple_thread_state_set_batching(outerBatch)
         EvaluationThreadState.innermost = outer
     }
 

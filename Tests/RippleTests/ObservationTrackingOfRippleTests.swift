@@ -15,6 +15,17 @@ import Testing
         withObservationTracking(read) { log.append(seen()) }
     }
 
+    /// The probe relies on Observation hashing the key paths it records, which it does only while tracking: if a
+    /// toolchain stops doing so, this names the cause.
+    @Test func theProbeSeesTrackingOnlyInsideWithObservationTracking() {
+        #expect(!ObservationProbe.isTracking())
+        let inside = withObservationTracking { ObservationProbe.isTracking() } onChange: {}
+        #expect(inside)
+        let twice = withObservationTracking { (ObservationProbe.isTracking(), ObservationProbe.isTracking()) } onChange: {}
+        #expect(twice == (true, true))
+        #expect(!ObservationProbe.isTracking())
+    }
+
     @Test func anAtomReadUnderTrackingNotifiesOnceWithTheNewValue() {
         withIsolatedRuntime {
             let count = atom(1)

@@ -214,7 +214,8 @@ public class RippleNode {
             // up (a task-local) while the runtime has runs in flight.
             return beginRead(for: run)
         }
-        PendingObservedWrites.applyIfAny(in: unownedRuntime)  // before the read: it must not see a value from before those writes
+        // Before the read: it must not see a value from before the main actor's writes of observed properties.
+        if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: runtime) }
         readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
         return beginSection()
     }

@@ -78,28 +78,29 @@ enum PendingObservedWrites {
     @MainActor static func add(_ source: ObservedProperties) {
         if source.isPending { return }
         source.isPending = true
-        if sources.isEmpty { Task { @MainActor in apply(in: nil) } }
+        if sources.isEmpty { Task { @MainActor in apply(only: nil) } }
         sources.append(source)
         ripple_pending_observed_writes_add(1)
     }
 
-    /// Applies the waiting writes read by nodes of `runtime`, if this is the main actor and some writes wait; one
-    /// load otherwise. Only that runtime's: the caller is about to use its graph anyway, and taking another
-    /// runtime's graph here could invert the order in which a thread crossing runtimes takes them.
+    /// Whether some writes wait: one load, what Ripple's reads outside evaluations and its batches check first.
     @inline(__always)
-    static func applyIfAny(in runtime: Runtime) {
-        if _slowPath(ripple_pending_observed_writes_load() != 0) { applyOnTheMainActor(in: runtime) }
+    static var arePending: Bool {
+        ripple_pending_observed_writes_load() != 0
     }
 
+    /// Applies the waiting writes read by nodes of `runtime`, if this is the main actor. Only that runtime's: the
+    /// caller is about to use its graph anyway, and taking another runtime's graph here could invert the order in
+    /// which a thread crossing runtimes takes them.
     @inline(never)
-    private static func applyOnTheMainActor(in runtime: Runtime) {
+    static func apply(in runtime: Runtime) {
         guard MainActorCheck.isCurrent else { return }  // other threads wait for the main actor's job to end
-        MainActor.assumeIsolated { apply(in: runtime) }
+        MainActor.assumeIsolated { apply(only: runtime) }
     }
 
     /// Writes the waiting sources of `runtime` (all of them when nil: the job enqueued with the first one), in one
     /// batch per runtime, so that one change runs its dependents once.
-    @MainActor private static func apply(in runtime: Runtime?) {
+    @MainActor private static func apply(only runtime: Runtime?) {
         while let target = runtime ?? sources.first?.runtime {
             let due = sources.filter { $0.runtime === target }
             if due.isEmpty { return }

@@ -1,6 +1,9 @@
 /*
  * ripple_thread_state.h: the Swift module's per-thread record of which runtime
- * is evaluating (running a derivation's body or an effect's) on this thread.
+ * is evaluating (running a derivation's body or an effect's) on this thread,
+ * and the Observation bridge's per-thread flags (the probe, the innermost
+ * explicit batch) and its count of main-actor writes waiting for their job's
+ * end.
  *
  * Internal to the Swift module: not part of Ripple's C API (include/ripple.h)
  * and never installed. It exists because Swift has no thread-local variables,
@@ -16,6 +19,8 @@
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
 
+#include <stdbool.h>
+
 extern _Thread_local void *ripple_thread_evaluating_runtime;
 
 /* The runtime evaluating on this thread (an unretained pointer), or NULL. */
@@ -25,6 +30,47 @@ static inline void *ripple_thread_state_evaluating(void) {
 
 static inline void ripple_thread_state_set_evaluating(void *runtime) {
     ripple_thread_evaluating_runtime = runtime;
+}
+
+/* Set by the hash of the Observation probe's key path: Observation hashes the
+ * key paths a registrar's `access` records, and records them only inside
+ * `withObservationTracking`. Cleared before each probe, read after it. */
+extern _Thread_local bool ripple_thread_observation_probed;
+
+static inline bool ripple_thread_state_observation_probed(void) {
+    return ripple_thread_observation_probed;
+}
+
+static inline void ripple_thread_state_set_observation_probed(bool probed) {
+    ripple_thread_observation_probed = probed;
+}
+
+/* How many writes of @Observable properties made on the main actor wait for
+ * the end of their job (PendingObservedWrites in the Swift module): read on
+ * every thread, changed on the main actor. A C global, so that the check on
+ * Ripple's read and write paths is one load. Relaxed: a thread other than the
+ * main one ignores the count, and the main one sees its own changes. */
+extern long ripple_pending_observed_writes;
+
+static inline long ripple_pending_observed_writes_load(void) {
+    return __atomic_load_n(&ripple_pending_observed_writes, __ATOMIC_RELAXED);
+}
+
+static inline void ripple_pending_observed_writes_add(long delta) {
+    (void)__atomic_fetch_add(&ripple_pending_observed_writes, delta, __ATOMIC_RELAXED);
+}
+
+/* The runtime whose explicit batch (`Runtime.batch`) is innermost on this
+ * thread (an unretained pointer), or NULL: a write Observation announces there
+ * is complete when the batch ends. */
+extern _Thread_local void *ripple_thread_batching_runtime;
+
+static inline void *ripple_thread_state_batching(void) {
+    return ripple_thread_batching_runtime;
+}
+
+static inline void ripple_thread_state_set_batching(void *runtime) {
+    ripple_thread_batching_runtime = runtime;
 }
 
 #endif

@@ -88,6 +88,11 @@ public final class Runtime {
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
 
+    /// The relays that tell Swift's Observation about changes of the nodes it tracked, by node identity; only
+    /// for nodes read inside `withObservationTracking` (ObservationBridge.swift). Touched only while the graph is
+    /// held.
+    var observationRelays: [ObjectIdentifier: ObservationRelay] = [:]
+
     /// The tracer ``startTracing(_:)-((TraceEvent)->Void)`` installed, told every event by the engine's trace callback; nil when
     /// nothing traces. Touched only while the graph is held.
     var tracer: (@Sendable (TraceEvent) -> Void)?

@@ -182,22 +182,42 @@ public class RippleNode {
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
-        // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
-        // record is consulted: other threads may be evaluating in this runtime meanwhile.
-        if let innermost = EvaluationThreadState.innermost {
-            if innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
-                runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
-            }
-        } else if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
-            // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
-            // up (a task-local) while the runtime has runs in flight. Reads inside an evaluation (most reads) skip
-            // the counter: they are the evaluating node's, never a run's.
-            return beginRead(for: run)
+        // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
+        // (Compared as integers: an optional pointer compared with a pointer costs a test and two flags more.)
+        let innermost = UInt(bitPattern: EvaluationThreadState.innermost)
+        if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
+            return beginReadOutsideEvaluation()
         }
+        return beginSection()
+    }
+
+    /// Opens the engine's read section.
+    @inline(__always)
+    private func beginSection() -> UInt32 {
         var section = rp_read_section_t()
         let status = rp_node_read_begin(graph, handle, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
         return section.ticket
+    }
+
+    /// ``beginRead()`` outside an evaluation of this runtime on this thread: inside another runtime's (a trap), in an
+    /// async derivation's run, or anywhere else (where Observation may be tracking).
+    @inline(never)
+    private func beginReadOutsideEvaluation() -> UInt32 {
+        // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
+        // record is consulted: other threads may be evaluating in this runtime meanwhile.
+        if let innermost = EvaluationThreadState.innermost {
+            runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
+        }
+        if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
+            // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
+            // up (a task-local) while the runtime has runs in flight.
+            return beginRead(for: run)
+        }
+        // Before the read: it must not see a value from before the main actor's writes of observed properties.
+        if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: runtime) }
+        readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
+        return beginSection()
     }
 
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
@@ -252,7 +272,7 @@ public class RippleNode {
     /// `body` may read and write this node's Swift state. Reentrant on the thread that holds the graph.
     @usableFromInline
     final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
-        try runtime.batch(body)
+        try runtime.holdingGraph(body)
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

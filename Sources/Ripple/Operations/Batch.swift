@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 extension Runtime {
     /// Groups writes in this runtime: the effects they trigger run once, when the outermost batch ends.
@@ -18,13 +19,39 @@ extension Runtime {
     /// (keep it short, and never wait inside it for another thread that uses the runtime). The effects run on
     /// the calling thread before `batch` returns.
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
-        let status = rp_batch_begin(graph)
-        if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
+        beginBatch()
+        // Marks the batch on this thread, so that a write Observation announces inside it (before the value is
+        // stored) reaches Ripple when the batch ends, once the write is complete (ObservedProperties.swift).
+        let outer = ripple_thread_state_batching()
+        ripple_thread_state_set_batching(opaqueSelf)
         defer {
-            let status = rp_batch_end(graph)
-            if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
+            ripple_thread_state_set_batching(outer)
+            endBatch()
         }
         return try body()
+    }
+
+    /// A batch without the thread's batch mark, for Ripple's own writes and updates (`RippleNode.exclusively`): one
+    /// thread-local store less per write. A write of an `@Observable` property inside `AtomObject.update`'s body is
+    /// then treated as one outside any batch.
+    func holdingGraph<T>(_ body: () throws -> T) rethrows -> T {
+        beginBatch()
+        defer { endBatch() }
+        return try body()
+    }
+
+    @inline(__always)
+    private func beginBatch() {
+        let status = rp_batch_begin(graph)
+        if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
+        // In this batch: its effects see the main actor's earlier writes of observed properties too.
+        if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: self) }
+    }
+
+    @inline(__always)
+    private func endBatch() {
+        let status = rp_batch_end(graph)
+        if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
     }
 }
 

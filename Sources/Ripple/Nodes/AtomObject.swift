@@ -29,11 +29,11 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
     /// so a value written and written back before anyone re-validates is no change.
     @exclusivity(unchecked) private var committed: Value
+    /// The value the atom was created with: what ``reset()`` writes back.
+    private let initial: Value
     /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
     /// non-optional closure stored in a `let` is called without retaining its context.
     @usableFromInline let equals: (Value, Value) -> Bool
-    /// The value the atom was created with: what ``reset()`` writes back.
-    private let initial: Value
     /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
     @exclusivity(unchecked) private var mutatedInPlace = false
 
@@ -44,7 +44,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         latest = value
         committed = value
         initial = value
-        self.equals = equals ?? { _, _ in false }
+        // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
+        // two allocations per atom.
+        if let equals { self.equals = equals } else { self.equals = { _, _ in false } }
         super.init(runtime: .current, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_SOURCE)
     }

@@ -37,17 +37,18 @@ public class RippleNode {
         unownedRuntime
     }
 
-    /// The runtime, unowned: `runtimeOwner` keeps it alive for Ripple's own nodes, and the runtime owns the
-    /// internal nodes that stand for user-defined publishers and subscribers.
-    private unowned(unsafe) let unownedRuntime: Runtime
-
-    /// Keeps the runtime alive. Nil only for the internal nodes that stand for user-defined publishers and
-    /// subscribers, which the runtime itself owns (a strong reference back would be a cycle).
-    private let runtimeOwner: Runtime?
+    /// The runtime, unowned: Ripple's own nodes hold a strong reference by hand (`ownsRuntime`: retained in
+    /// `init`, released at the end of `deinit`), one word instead of an unowned and an optional strong reference;
+    /// the runtime itself owns the internal nodes that stand for user-defined publishers and subscribers (a
+    /// strong reference back would be a cycle).
+    @usableFromInline unowned(unsafe) let unownedRuntime: Runtime
 
     /// The runtime's evaluation state, reached without reference counting (only while the graph is held).
-    /// Inlinable for the change-log check of an atom's write.
-    @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
+    /// Inlinable for the change-log check of an atom's write. Read through the runtime rather than stored: a
+    /// word less per node, for a load on paths that already run a body.
+    @inlinable var state: UnsafeMutablePointer<RuntimeState> {
+        unownedRuntime.state
+    }
 
     /// The engine's graph of this node's runtime.
     let graph: OpaquePointer
@@ -56,6 +57,13 @@ public class RippleNode {
     /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
     /// reads it on another thread without holding the graph).
     @exclusivity(unchecked) var handle = rp_node_t()
+
+    /// Where the node was created: the line (see `fileID`), next to `handle` and the flags below so that they
+    /// share one aligned word.
+    private let storedLine: Int32
+
+    /// `init` retained the runtime, so `deinit` releases it.
+    private let ownsRuntime: Bool
 
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
     let retainsWhileWatched: Bool
@@ -72,7 +80,7 @@ public class RippleNode {
     /// is only needed by trap messages and inspection.
     let explicitLabel: String?
     let fileID: String
-    let line: Int
+    var line: Int { Int(storedLine) }
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
     /// where it was created.
@@ -119,17 +127,19 @@ public class RippleNode {
     init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,
          retainsWhileWatched: Bool = true) {
         self.unownedRuntime = runtime
-        self.runtimeOwner = ownsRuntime ? runtime : nil
-        self.state = runtime.state
+        self.ownsRuntime = ownsRuntime
+        if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
         self.explicitLabel = label
         self.fileID = fileID
-        self.line = line
+        self.storedLine = Int32(clamping: line)
     }
 
     deinit {
         leaveGraphBeforeFreeing()
+        // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+        if ownsRuntime { Unmanaged.passUnretained(unownedRuntime).release() }
     }
 
     /// Removes the node from the graph at the start of a deinit, before the subclass frees anything its callbacks

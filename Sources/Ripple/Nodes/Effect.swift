@@ -193,7 +193,14 @@ public final class Effect: RippleNode, Subscriber {
     override var kindName: String { isValuesObserver ? "values observer" : "effect" }
 
     deinit {
-        cancel()
+        // No cleanups to run (or cancelled already): leaving the graph is all that cancel() would do, and needs no
+        // batch around it; the body goes with the object, outside the graph. No run is in progress or can start
+        // (a run holds a strong reference), so `cleanups` is read without the graph, as the other deinits do.
+        if cancelled || cleanups.isEmpty {
+            leaveGraphBeforeFreeing()
+        } else {
+            cancel()
+        }
     }
 
     /// Runs the body again now, re-recording its dependencies.

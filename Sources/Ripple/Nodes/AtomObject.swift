@@ -293,10 +293,10 @@ extension AtomObject {
     }
 }
 
-// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`; `initial` is immutable) is written only while its runtime's graph is
-// held exclusively (writes and `update` run in a batch; commits run inside engine calls) and read either there or
-// between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write overlaps
-// (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.
+// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`; `initial` never changes) is written only while
+// its runtime's graph is held exclusively (writes and `update` run in a batch; commits run inside engine calls) and
+// read either there or between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write
+// overlaps (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.
 extension AtomObject: @unchecked Sendable where Value: Sendable {}
 
 /// Creates an atom holding `value`, compared with `==`.

@@ -78,8 +78,11 @@ public class RippleNode {
     /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
     /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
     /// is only needed by trap messages and inspection.
-    let explicitLabel: String?
+    var explicitLabel: String? { labelBox?.label }
     let fileID: String
+    /// The label given at creation, in a box of its own: an unlabeled node (the common case) pays one word, not
+    /// an optional string's two.
+    private let labelBox: NodeLabel?
     var line: Int { Int(storedLine) }
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
@@ -131,7 +134,7 @@ public class RippleNode {
         if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
-        self.explicitLabel = label
+        self.labelBox = label.map(NodeLabel.init)
         self.fileID = fileID
         self.storedLine = Int32(clamping: line)
     }
@@ -307,5 +310,14 @@ public class RippleNode {
     /// is held, inside the restore's batch.
     func restoreValue(_ captured: CapturedValue) {
         preconditionFailure("Ripple: internal error: restoreValue(_:) called on \(label), which is not an atom.")
+    }
+}
+
+/// The label a node was given at creation (``RippleNode/label``), kept out of the node itself.
+final class NodeLabel: Sendable {
+    let label: String
+
+    init(_ label: String) {
+        self.label = label
     }
 }

@@ -24,6 +24,13 @@ internal import CRipple
 /// ## Lifetime
 /// The atom leaves the graph when its last reference goes. Derivations and effects that read it keep it alive.
 public final class AtomObject<Value>: RippleNode, Publisher {
+    // The flags first: they fill the end of RippleNode's last word (see there).
+
+    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
+    @exclusivity(unchecked) private var mutatedInPlace = false
+    /// Storage of ``isRestorable``; touched only while the graph is held.
+    @exclusivity(unchecked) private var restorable = true
+
     /// The latest value written: what ``value`` returns.
     @usableFromInline @exclusivity(unchecked) var latest: Value
     /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
@@ -34,8 +41,6 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
     /// non-optional closure stored in a `let` is called without retaining its context.
     @usableFromInline let equals: (Value, Value) -> Bool
-    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
-    @exclusivity(unchecked) private var mutatedInPlace = false
 
     /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
     /// `AtomObject(value, equals: ...)` resolves to them.
@@ -202,9 +207,6 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         get { exclusively { restorable } }
         set { exclusively { restorable = newValue } }
     }
-
-    /// Storage of ``isRestorable``; touched only while the graph is held.
-    @exclusivity(unchecked) private var restorable = true
 
     override var isSkippedBySnapshots: Bool { !restorable }
 

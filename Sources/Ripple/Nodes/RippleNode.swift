@@ -53,6 +53,19 @@ public class RippleNode {
     /// The engine's graph of this node's runtime.
     let graph: OpaquePointer
 
+    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
+    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
+    /// is only needed by trap messages and inspection.
+    var explicitLabel: String? { labelBox?.label }
+    let fileID: String
+    var line: Int { Int(storedLine) }
+    /// The label given at creation, in a box of its own: an unlabeled node (the common case) pays one word, not
+    /// an optional string's two.
+    private let labelBox: NodeLabel?
+
+    // The fields below come last, smallest last, so that the node ends unaligned (76 bytes) and a subclass's first
+    // small fields fill the rest of the word (an atom's flags: its object then fits a smaller malloc size class).
+
     /// The engine's handle. Set once, when the node is created: for an effect, by its first run or its scheduling,
     /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
     /// reads it on another thread without holding the graph).
@@ -74,16 +87,6 @@ public class RippleNode {
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
-
-    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
-    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
-    /// is only needed by trap messages and inspection.
-    var explicitLabel: String? { labelBox?.label }
-    let fileID: String
-    /// The label given at creation, in a box of its own: an unlabeled node (the common case) pays one word, not
-    /// an optional string's two.
-    private let labelBox: NodeLabel?
-    var line: Int { Int(storedLine) }
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
     /// where it was created.

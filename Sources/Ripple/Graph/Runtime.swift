@@ -61,10 +61,10 @@ public final class Runtime {
         RippleContext.runtimeOverride ?? shared
     }
 
-    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes keep a copy of
-    /// this pointer, so a read or a write costs no reference counting and no exclusivity check. Only the thread
-    /// holding the graph touches it.
-    let state: UnsafeMutablePointer<RuntimeState>
+    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes reach this
+    /// pointer through their unowned reference to the runtime, so a read or a write costs no reference counting
+    /// and no exclusivity check. Only the thread holding the graph touches it.
+    @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is
     /// held, like `state`.

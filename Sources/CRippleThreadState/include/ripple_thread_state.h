@@ -27,4 +27,17 @@ static inline void ripple_thread_state_set_evaluating(void *runtime) {
     ripple_thread_evaluating_runtime = runtime;
 }
 
+/* How many batches this thread has open, in any runtime. Declared state runs
+ * its lifecycle hooks when the outermost one ends (or at once when none is
+ * open and nothing evaluates on this thread). */
+extern _Thread_local long ripple_thread_batch_depth;
+
+static inline long ripple_thread_state_batch_depth(void) {
+    return ripple_thread_batch_depth;
+}
+
+static inline void ripple_thread_state_add_batch_depth(long delta) {
+    ripple_thread_batch_depth += delta;
+}
+
 #endif

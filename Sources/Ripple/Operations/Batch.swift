@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 extension Runtime {
     /// Groups writes in this runtime: the effects they trigger run once, when the outermost batch ends.
@@ -20,9 +21,13 @@ extension Runtime {
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
+        ripple_thread_state_add_batch_depth(1)
         defer {
+            ripple_thread_state_add_batch_depth(-1)
             let status = rp_batch_end(graph)
             if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
+            // Lifecycle hooks of declared state run once the outermost batch has flushed.
+            if _slowPath(declarations.hasPendingHooks) { declarations.runHooksIfOutermost() }
         }
         return try body()
     }

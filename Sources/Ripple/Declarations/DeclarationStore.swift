@@ -1,0 +1,226 @@
+internal import CRippleThreadState
+
+/// A runtime's instances of declared state: for each declaration (``DeclaredAtom``, ``DeclaredDerivation``), the
+/// node that stands for it in this runtime, and for each family one table of members by key.
+///
+/// The store holds its instances unowned: an instance lives while something holds its node (a caller, or the
+/// derivations and effects that read it, which hold what they read strongly), or while the store keeps it alive
+/// (declarations made with `keepAlive: true`). When the node goes, its ``DeclaredInstanceRecord`` (which the node
+/// owns) takes it out of the store and queues its release hook. A look-up takes the store's lock, loads the slot
+/// and takes a strong reference with a try-retain, which fails once the node's deinit has begun: the look-up then
+/// creates a fresh instance.
+///
+/// Lifecycle hooks are queued, in the order their events happen, and run when the outermost batch on the thread
+/// that caused them ends, or at once when that thread is in no batch and evaluates nothing.
+final class DeclarationStore {
+    /// Guards every stored property below; never held while calling into the graph or into user code.
+    private let lock = SpinLock()
+    /// The node of each plain declaration, by ``DeclarationIndex``; nil when it has no instance here.
+    private var slots: [Unmanaged<RippleNode>?] = []
+    /// The member table of each family, by its index; created on the family's first use in this runtime.
+    private var familyTables: [Int: AnyObject] = [:]
+    /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
+    /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)``.
+    private var overrides: [Int: Any] = [:]
+    /// Instances of keep-alive declarations: they stay until the runtime goes (or, for the fresh runtime of
+    /// `withIsolatedRuntime`, until its body returns).
+    private var keptAlive: [RippleNode] = []
+    /// Lifecycle hooks waiting to run, in the order their events happened.
+    private var pendingHooks: [() -> Void] = []
+    /// How many hooks wait: written under the lock, loaded without it at the end of every batch (one relaxed
+    /// load, paired with nothing: a hook queued meanwhile by another thread is run by that thread).
+    private let pendingCount: UnsafeMutablePointer<CLong>
+    /// How many live instances the store knows of.
+    private var liveCount = 0
+    /// Whether the update-hook listener is registered with the runtime's change log.
+    var listensForUpdates = false
+
+    init() {
+        pendingCount = .allocate(capacity: 1)
+        pendingCount.initialize(to: 0)
+    }
+
+    deinit {
+        lock.deallocate()
+        pendingCount.deallocate()
+    }
+
+    /// The live node in `index`'s slot, retained, or nil.
+    @inline(__always)
+    func existing(at index: Int) -> RippleNode? {
+        lock.withLock {
+            guard index < slots.count, let node = slots[index] else { return nil }
+            return ripple_object_try_retain(node.toOpaque()) ? node.takeRetainedValue() : nil
+        }
+    }
+
+    /// Puts `node` in `index`'s slot unless another thread put a live one there first, which is then returned
+    /// (retained) instead. Returns nil when `node` went in.
+    func install(_ node: RippleNode, at index: Int, keepAlive: Bool) -> RippleNode? {
+        lock.withLock {
+            if index >= slots.count { slots.append(contentsOf: repeatElement(nil, count: index + 1 - slots.count)) }
+            if let other = slots[index], ripple_object_try_retain(other.toOpaque()) {
+                return other.takeRetainedValue()
+            }
+            slots[index] = Unmanaged.passUnretained(node)
+            liveCount += 1
+            if keepAlive { keptAlive.append(node) }
+            return nil
+        }
+    }
+
+    /// Takes `node` out of `index`'s slot if it is still there. Called by the node's record as the node goes.
+    func remove(_ node: UnsafeMutableRawPointer, at index: Int) -> Bool {
+        lock.withLock {
+            guard index < slots.count, slots[index]?.toOpaque() == node else { return false }
+            slots[index] = nil
+            liveCount -= 1
+            return true
+        }
+    }
+
+    /// The member table of family `index`, created on first use.
+    func table<Key: Hashable>(of index: Int, keyedBy: Key.Type) -> FamilyTable<Key> {
+        lock.withLock {
+            if let table = familyTables[index] { return unsafeDowncast(table, to: FamilyTable<Key>.self) }
+            let table = FamilyTable<Key>()
+            familyTables[index] = table
+            return table
+        }
+    }
+
+    /// The live member of family `index` for `key`, retained, or nil.
+    func existing<Key: Hashable>(family index: Int, for key: Key) -> RippleNode? {
+        lock.withLock {
+            guard let table = familyTables[index],
+                let node = unsafeDowncast(table, to: FamilyTable<Key>.self).members[key]
+            else { return nil }
+            return ripple_object_try_retain(node.toOpaque()) ? node.takeRetainedValue() : nil
+        }
+    }
+
+    /// Puts `node` in `table` for `key`, as ``install(_:at:keepAlive:)`` does for a slot.
+    func install<Key>(_ node: RippleNode, in table: FamilyTable<Key>, for key: Key, keepAlive: Bool) -> RippleNode? {
+        lock.withLock {
+            if let other = table.members[key], ripple_object_try_retain(other.toOpaque()) {
+                return other.takeRetainedValue()
+            }
+            table.members[key] = Unmanaged.passUnretained(node)
+            liveCount += 1
+            if keepAlive { keptAlive.append(node) }
+            return nil
+        }
+    }
+
+    /// Takes `node` out of `table` if it is still the member for `key`.
+    func remove<Key>(_ node: UnsafeMutableRawPointer, from table: FamilyTable<Key>, for key: Key) -> Bool {
+        lock.withLock {
+            guard table.members[key]?.toOpaque() == node else { return false }
+            table.members[key] = nil
+            // Give the storage back after a burst of keys (a dictionary keeps its capacity when emptied).
+            if table.members.isEmpty, table.members.capacity > 64 { table.members = [:] }
+            liveCount -= 1
+            return true
+        }
+    }
+
+    /// Every live member of family `index` with its key, retained.
+    func liveMembers<Key: Hashable>(family index: Int, keyedBy: Key.Type) -> [(key: Key, node: RippleNode)] {
+        lock.withLock {
+            guard let table = familyTables[index] else { return [] }
+            return unsafeDowncast(table, to: FamilyTable<Key>.self).members.compactMap { key, node in
+                ripple_object_try_retain(node.toOpaque()) ? (key, node.takeRetainedValue()) : nil
+            }
+        }
+    }
+
+    /// How many members family `index` has.
+    func memberCount(family index: Int) -> Int {
+        lock.withLock {
+            guard let table = familyTables[index] else { return 0 }
+            return (table as! any FamilyTableProtocol).count
+        }
+    }
+
+    /// How many live instances this store holds.
+    var instanceCount: Int {
+        lock.withLock { liveCount }
+    }
+
+    /// The override registered for the declaration or family `index`, or nil.
+    func override(for index: Int) -> Any? {
+        lock.withLock { overrides[index] }
+    }
+
+    /// Registers `body` as the override of the declaration or family `index`.
+    func setOverride(_ body: Any, for index: Int) {
+        lock.withLock { overrides[index] = body }
+    }
+
+    /// Lets go of the keep-alive instances: used when a fresh isolated runtime's body returned, since the
+    /// instances hold the runtime (a cycle otherwise).
+    func dropKeptAlive() {
+        let dropped = lock.withLock {
+            defer { keptAlive = [] }
+            return keptAlive
+        }
+        _ = dropped  // released here, outside the lock: their deinit takes it
+    }
+
+    /// Queues a lifecycle hook and runs the queue if this thread is in no batch and evaluates nothing.
+    func enqueue(_ hook: @escaping () -> Void) {
+        lock.withLock {
+            pendingHooks.append(hook)
+            ripple_counter_add(pendingCount, 1)
+        }
+        runHooksIfOutermost()
+    }
+
+    /// Runs the queued hooks, in order, if this thread is in no batch and evaluates nothing. Hooks may write
+    /// state, which may queue more hooks: they run too, before this returns.
+    func runHooksIfOutermost() {
+        guard ripple_thread_state_batch_depth() == 0, EvaluationThreadState.innermost == nil else { return }
+        while true {
+            let hooks: [() -> Void] = lock.withLock {
+                defer {
+                    ripple_counter_add(pendingCount, -CLong(pendingHooks.count))
+                    pendingHooks = []
+                }
+                return pendingHooks
+            }
+            if hooks.isEmpty { return }
+            for hook in hooks { hook() }
+        }
+    }
+
+    /// Runs the queued hooks if there are any and this thread is outside every batch and evaluation: for reads,
+    /// whose recomputations may have queued update hooks.
+    @inline(__always)
+    func runHooksIfPending() {
+        if _slowPath(hasPendingHooks) { runHooksIfOutermost() }
+    }
+
+    /// Whether hooks are waiting (a relaxed load, for the end of a batch).
+    @inline(__always)
+    var hasPendingHooks: Bool {
+        ripple_counter_load(pendingCount) != 0
+    }
+}
+
+/// The members of one family in one runtime, by key (unowned, as slots are).
+final class FamilyTable<Key: Hashable>: FamilyTableProtocol {
+    /// Touched only under the store's lock.
+    var members: [Key: Unmanaged<RippleNode>] = [:]
+
+    var count: Int { members.count }
+}
+
+/// A family table whatever its key type, for counting.
+protocol FamilyTableProtocol: AnyObject {
+    var count: Int { get }
+}
+
+// The store's mutable state is touched only under `lock` (every method above takes it); the nodes it names are
+// Sendable objects reached through try-retain. So sharing it between threads is safe.
+extension DeclarationStore: @unchecked Sendable {}
+extension FamilyTable: @unchecked Sendable {}

@@ -1,0 +1,195 @@
+/// A derivation declared once, as a global or static value, with one instance per runtime.
+///
+/// Make one with `declare.derived { ... }`. Its body reads nodes and other declarations; its instance (a
+/// ``Derivation``) is created in the current runtime on first use and is lazy and cached like any derivation.
+///
+/// ```swift
+/// let todos = declare.atom { [Todo]() }
+/// let remaining = declare.derived { todos.value.filter { !$0.isDone }.count }
+///
+/// withIsolatedRuntime {
+///     let list = todos.node
+///     list.value = [Todo("Buy milk")]
+///     print(remaining.value)            // 1
+/// }
+/// ```
+///
+/// ## Threading
+/// As for ``DeclaredAtom``: from any thread. The body runs wherever a read needs it, so it must be `Sendable`.
+///
+/// ## Lifetime
+/// As for ``DeclaredAtom``: an instance lives while a caller holds ``node`` or a live reader reads it (or for the
+/// runtime's lifetime with `keepAlive: true`); once released, the next use computes it afresh.
+public final class DeclaredDerivation<Value> {
+    let index: Int
+    let body: @Sendable () -> Value
+    let equals: ((Value, Value) -> Bool)?
+    let keepAlive: Bool
+    let lifecycle: Lifecycle<Value>
+    let label: String?
+    let fileID: String
+    let line: Int
+
+    init(
+        equals: ((Value, Value) -> Bool)?, keepAlive: Bool, lifecycle: Lifecycle<Value>, label: String?,
+        fileID: String, line: Int, body: @escaping @Sendable () -> Value
+    ) {
+        index = DeclarationIndex.next()
+        self.body = body
+        self.equals = equals
+        self.keepAlive = keepAlive
+        self.lifecycle = lifecycle
+        self.label = label
+        self.fileID = fileID
+        self.line = line
+    }
+
+    /// This declaration's instance in the current runtime (the one evaluating on this thread, else
+    /// ``Runtime/current``), created if it has none.
+    ///
+    /// ```swift
+    /// let total = declare.derived { prices.value.reduce(0, +) }
+    /// let node = total.node             // a Derivation<Int>
+    /// let show = Effect { print(node.value) }
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
+    public var node: Derivation<Value> {
+        let runtime = Runtime.forDeclarations
+        if let existing = runtime.declarations.existing(at: index) {
+            return unsafeDowncast(existing, to: Derivation<Value>.self)
+        }
+        return makeNode(in: runtime)
+    }
+
+    @inline(never)
+    private func makeNode(in runtime: Runtime) -> Derivation<Value> {
+        let overridden = runtime.declarations.override(for: index) as? @Sendable () -> Value
+        let box = DerivedBody(overridden ?? body, in: runtime)
+        let node = runtime.createInstance(
+            slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
+        ) {
+            box.makeNode(equals: equals, updated: lifecycle.updated, store: runtime.declarations, label: label,
+                         fileID: fileID, line: line)
+        }
+        return unsafeDowncast(node, to: Derivation<Value>.self)
+    }
+
+    /// The value of this declaration's instance in the current runtime: a tracked read, as
+    /// ``Derivation/value``.
+    ///
+    /// ```swift
+    /// let doubled = declare.derived { count.value * 2 }
+    /// print(doubled.value)
+    /// ```
+    ///
+    /// Threading: from any thread.
+    public var value: Value {
+        let node = node
+        let value = node.value
+        node.runtime.declarations.runHooksIfPending()
+        return value
+    }
+
+    /// The instance in the current runtime if it has one, without creating it (and without recording a read).
+    ///
+    /// ```swift
+    /// print(remaining.existingNode == nil)      // true until first used
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
+    public var existingNode: Derivation<Value>? {
+        Runtime.forDeclarations.declarations.existing(at: index).map { unsafeDowncast($0, to: Derivation<Value>.self) }
+    }
+
+    /// An override that makes this declaration's value `value` in a runtime.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: remaining.overridden(with: 3)) {
+    ///     print(remaining.value)    // 3
+    /// }
+    /// ```
+    ///
+    /// - Parameter value: the value the instance takes.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(with value: Value) -> Override where Value: Sendable {
+        overridden { value }
+    }
+
+    /// An override that computes this declaration with `body` instead of the declared one. An existing instance
+    /// switches at once: what reads it re-validates in the same flush.
+    ///
+    /// ```swift
+    /// let fake = remaining.overridden { 42 }
+    /// ```
+    ///
+    /// - Parameter body: the new body; it may read nodes and declarations, which it then depends on.
+    ///
+    /// Threading: as for ``overridden(with:)``.
+    public func overridden(by body: @escaping @Sendable () -> Value) -> Override {
+        Override { runtime in
+            runtime.declarations.setOverride(body, for: self.index)
+            if let node = runtime.declarations.existing(at: self.index) {
+                DerivedBody<Value>.of(node).replace(with: body)
+            }
+        }
+    }
+}
+
+/// The body of one declared derivation's instance, which an override replaces. The instance's compute reads
+/// `generation` (a hidden atom) before running the body, so replacing the body and bumping it marks the
+/// instance and its readers in the same batch, like any write.
+final class DerivedBody<Value> {
+    /// Read and written only while the graph is held (in the compute, and in an override's batch).
+    @exclusivity(unchecked) private var body: @Sendable () -> Value
+    private let generation: AtomObject<Int>
+
+    init(_ body: @escaping @Sendable () -> Value, in runtime: Runtime) {
+        self.body = body
+        generation = runtime.creatingInstance { AtomObject(initial: 0, equals: nil, label: nil, fileID: "", line: 0) }
+    }
+
+    /// The body held by the record of `node`, a declared derivation's instance.
+    static func of(_ node: RippleNode) -> DerivedBody<Value> {
+        unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: DerivedBody<Value>.self)
+    }
+
+    /// Runs `next` from now on. Called inside an override's batch.
+    func replace(with next: @escaping @Sendable () -> Value) {
+        body = next
+        generation.value &+= 1
+    }
+
+    /// The instance's node: a derivation that runs the current body, with the declaration's equality, and queues
+    /// the update hook when a recomputation changes the value.
+    func makeNode(
+        equals: ((Value, Value) -> Bool)?, updated: (@Sendable (Value, Value) -> Void)?,
+        store: DeclarationStore, label: String?, fileID: String, line: Int
+    ) -> Derivation<Value> {
+        let runtime = generation.runtime
+        return Derivation(
+            recompute: { [self] cache, initialized in
+                _ = generation.value
+                let next = body()
+                guard initialized else {
+                    cache.initialize(to: next)
+                    return true
+                }
+                if let equals, equals(cache.pointee, next) { return false }
+                if let updated {
+                    let old = cache.pointee
+                    store.enqueue { updated(old, next) }
+                }
+                cache.pointee = next
+                return true
+            }, label: label, fileID: fileID, line: line, runtime: runtime)
+    }
+}
+
+// `body` is touched only while the runtime's graph is held (see its comment); `generation` is a Sendable node.
+extension DerivedBody: @unchecked Sendable {}
+
+// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
+// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
+extension DeclaredDerivation: @unchecked Sendable {}

@@ -128,6 +128,60 @@ public struct DeclarationMaker: Sendable {
             body: body)
     }
 
+    /// Declares an async derivation: one instance per runtime, whose body runs in a task started by the first
+    /// read of its phase or value, and again when what it read changes (see ``AsyncDerivation``). `Equatable`
+    /// results equal to the previous one change nothing downstream.
+    ///
+    /// ```swift
+    /// let book = declare.derived { () async throws -> Book in
+    ///     try await apiClient.value.fetchBook(isbn: isbn.value)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - label: the name of its instances in trap messages.
+    ///   - keepAlive: keep each runtime's instance for the runtime's lifetime.
+    ///   - lifecycle: hooks run when an instance is created and released (`updated` is not called for async
+    ///     derivations: observe ``DeclaredAsyncDerivation/phase`` instead).
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///   - body: computes the value, reading nodes and declarations before and after its `await`s.
+    ///
+    /// Threading: from any thread. Lifetime: see ``DeclaredAsyncDerivation``.
+    public func derived<Value: Sendable & Equatable>(
+        label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
+    ) -> DeclaredAsyncDerivation<Value> {
+        DeclaredAsyncDerivation(
+            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
+            line: line, body: body)
+    }
+
+    /// Declares an async derivation whose results always count as changes (for values that are not
+    /// `Equatable`).
+    ///
+    /// ```swift
+    /// let image = declare.derived { () async throws -> Data in try await download(url.value) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - label: the name of its instances in trap messages.
+    ///   - keepAlive: keep each runtime's instance for the runtime's lifetime.
+    ///   - lifecycle: hooks run when an instance is created and released.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///   - body: computes the value.
+    ///
+    /// Threading: from any thread. Lifetime: see ``DeclaredAsyncDerivation``.
+    public func derived<Value: Sendable>(
+        label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
+    ) -> DeclaredAsyncDerivation<Value> {
+        DeclaredAsyncDerivation(
+            equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID, line: line,
+            body: body)
+    }
+
     /// Declares a family of atoms: one instance per key per runtime, starting from `makeDefault(key)`.
     ///
     /// ```swift

@@ -65,12 +65,11 @@ public final class DeclaredDerivation<Value> {
     @inline(never)
     private func makeNode(in runtime: Runtime) -> Derivation<Value> {
         let overridden = runtime.declarations.override(for: index) as? @Sendable () -> Value
-        let box = DerivedBody(overridden ?? body, in: runtime)
+        let box = ReplaceableBody(overridden ?? body, in: runtime)
         let node = runtime.createInstance(
             slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
-            box.makeNode(equals: equals, updated: lifecycle.updated, store: runtime.declarations, label: label,
-                         fileID: fileID, line: line)
+            box.makeDerivation(equals: equals, updated: lifecycle.updated, label: label, fileID: fileID, line: line)
         }
         return unsafeDowncast(node, to: Derivation<Value>.self)
     }
@@ -131,47 +130,68 @@ public final class DeclaredDerivation<Value> {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.index)
             if let node = runtime.declarations.existing(at: self.index) {
-                DerivedBody<Value>.of(node).replace(with: body)
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body)
             }
         }
     }
 }
 
-/// The body of one declared derivation's instance, which an override replaces. The instance's compute reads
+// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
+// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
+extension DeclaredDerivation: @unchecked Sendable {}
+
+/// The body of one declared derivation's instance, which an override replaces. The instance reads
 /// `generation` (a hidden atom) before running the body, so replacing the body and bumping it marks the
 /// instance and its readers in the same batch, like any write.
-final class DerivedBody<Value> {
-    /// Read and written only while the graph is held (in the compute, and in an override's batch).
-    @exclusivity(unchecked) private var body: @Sendable () -> Value
+final class ReplaceableBody<Body> {
+    /// Read and written only while the graph is held (in the compute or at the start of a run, and in an
+    /// override's batch).
+    @exclusivity(unchecked) private var body: Body
     private let generation: AtomObject<Int>
 
-    init(_ body: @escaping @Sendable () -> Value, in runtime: Runtime) {
+    init(_ body: Body, in runtime: Runtime) {
         self.body = body
         generation = runtime.creatingInstance { AtomObject(initial: 0, equals: nil, label: nil, fileID: "", line: 0) }
     }
 
+    /// The runtime of the instance.
+    var runtime: Runtime { generation.runtime }
+
+    /// The current body, read as a dependency of the evaluation in progress (so that a replacement re-runs it).
+    var current: Body {
+        _ = generation.value
+        return body
+    }
+
+    /// ``current`` for an async run's task, which does not hold the graph: the body is loaded inside a batch.
+    var currentFromRun: Body {
+        _ = generation.value
+        return runtime.batch { body }
+    }
+
     /// The body held by the record of `node`, a declared derivation's instance.
-    static func of(_ node: RippleNode) -> DerivedBody<Value> {
-        unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: DerivedBody<Value>.self)
+    static func of(_ node: RippleNode) -> ReplaceableBody<Body> {
+        unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: ReplaceableBody<Body>.self)
     }
 
     /// Runs `next` from now on. Called inside an override's batch.
-    func replace(with next: @escaping @Sendable () -> Value) {
+    func replace(with next: Body) {
         body = next
         generation.value &+= 1
     }
+}
 
-    /// The instance's node: a derivation that runs the current body, with the declaration's equality, and queues
-    /// the update hook when a recomputation changes the value.
-    func makeNode(
-        equals: ((Value, Value) -> Bool)?, updated: (@Sendable (Value, Value) -> Void)?,
-        store: DeclarationStore, label: String?, fileID: String, line: Int
-    ) -> Derivation<Value> {
-        let runtime = generation.runtime
+extension ReplaceableBody {
+    /// A declared derivation instance's node: a derivation that runs the current body, with the declaration's
+    /// equality, and queues the update hook when a recomputation changes the value.
+    func makeDerivation<Value>(
+        equals: ((Value, Value) -> Bool)?, updated: (@Sendable (Value, Value) -> Void)?, label: String?,
+        fileID: String, line: Int
+    ) -> Derivation<Value> where Body == @Sendable () -> Value {
+        let store = runtime.declarations
         return Derivation(
             recompute: { [self] cache, initialized in
-                _ = generation.value
-                let next = body()
+                let next = current()
                 guard initialized else {
                     cache.initialize(to: next)
                     return true
@@ -187,9 +207,6 @@ final class DerivedBody<Value> {
     }
 }
 
-// `body` is touched only while the runtime's graph is held (see its comment); `generation` is a Sendable node.
-extension DerivedBody: @unchecked Sendable {}
-
-// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
-// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
-extension DeclaredDerivation: @unchecked Sendable {}
+// `body` is touched only while the runtime's graph is held (see its comment), and bodies are Sendable closures;
+// `generation` is a Sendable node.
+extension ReplaceableBody: @unchecked Sendable {}

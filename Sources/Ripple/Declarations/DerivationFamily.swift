@@ -66,13 +66,13 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
         let lifecycle = lifecycle?(key) ?? Lifecycle()
         let overridden = runtime.declarations.override(for: index) as? @Sendable (Key) -> Value
         let familyBody = overridden ?? body
-        let box = DerivedBody({ familyBody(key) }, in: runtime)
+        let box = ReplaceableBody<@Sendable () -> Value>({ familyBody(key) }, in: runtime)
         let node = runtime.createInstance(
             in: table, for: key, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
-            box.makeNode(
-                equals: equals, updated: lifecycle.updated, store: runtime.declarations,
-                label: label.map { "\($0)(\(key))" }, fileID: fileID, line: line)
+            box.makeDerivation(
+                equals: equals, updated: lifecycle.updated, label: label.map { "\($0)(\(key))" }, fileID: fileID,
+                line: line)
         }
         return unsafeDowncast(node, to: Derivation<Value>.self)
     }
@@ -118,7 +118,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.index)
             for (key, node) in runtime.declarations.liveMembers(family: self.index, keyedBy: Key.self) {
-                DerivedBody<Value>.of(node).replace(with: { body(key) })
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: { body(key) })
             }
         }
     }

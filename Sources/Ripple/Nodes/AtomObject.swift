@@ -32,6 +32,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
     /// non-optional closure stored in a `let` is called without retaining its context.
     @usableFromInline let equals: (Value, Value) -> Bool
+    /// The value the atom was created with: what ``reset()`` writes back.
+    private let initial: Value
     /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
     @exclusivity(unchecked) private var mutatedInPlace = false
 
@@ -41,6 +43,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     init(initial value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
         latest = value
         committed = value
+        initial = value
         self.equals = equals ?? { _, _ in false }
         super.init(runtime: .current, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_SOURCE)
@@ -76,6 +79,24 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             store(newValue)
             state.pointee.writeSite = nil
         }
+    }
+
+    /// Writes back the value the atom was created with, as setting ``value`` to it does: equal to the current
+    /// value, it is no write and nothing runs.
+    ///
+    /// ```swift
+    /// let count = atom(0)
+    /// count.value = 5
+    /// count.reset()              // count.value == 0; readers re-run once
+    /// count.reset()              // already 0: nothing runs
+    /// ```
+    ///
+    /// A declared atom resets through its projected value: `$count.reset()`. A ``Runtime/restore(_:)`` or a
+    /// write does not change what `reset()` writes.
+    ///
+    /// Threading: from any thread, like a write of ``value``.
+    public func reset() {
+        exclusively { store(initial) }
     }
 
     deinit {
@@ -270,7 +291,7 @@ extension AtomObject {
     }
 }
 
-// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`) is written only while its runtime's graph is
+// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`; `initial` is immutable) is written only while its runtime's graph is
 // held exclusively (writes and `update` run in a batch; commits run inside engine calls) and read either there or
 // between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write overlaps
 // (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.

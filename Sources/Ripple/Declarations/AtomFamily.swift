@@ -27,7 +27,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     let equals: (Value, Value) -> Bool
     let keepAlive: Bool
     let lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?
-    let label: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -41,7 +41,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
         self.equals = equals
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
-        self.label = label
+        self.explicitLabel = label
         self.fileID = fileID
         self.line = line
     }
@@ -73,7 +73,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
             runtime.creatingInstance {
                 AtomObject(
                     initial: currentDefault(in: runtime)(key), equals: equals,
-                    label: label.map { "\($0)(\(key))" }, fileID: fileID, line: line)
+                    label: explicitLabel.map { "\($0)(\(key))" }, fileID: fileID, line: line)
             }
         }
         return unsafeDowncast(node, to: AtomObject<Value>.self)

@@ -26,7 +26,7 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
     let equals: ((Value, Value) -> Bool)?
     let keepAlive: Bool
     let lifecycle: Lifecycle<Value>
-    let label: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -39,7 +39,7 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
         self.equals = equals
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
-        self.label = label
+        self.explicitLabel = label
         self.fileID = fileID
         self.line = line
     }
@@ -64,14 +64,14 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
     @inline(never)
     private func makeNode(in runtime: Runtime) -> AsyncDerivation<Value> {
         let overridden = runtime.declarations.override(for: index) as? @Sendable () async throws -> Value
-        let box = ReplaceableBody(overridden ?? body, in: runtime)
+        let box = ReplaceableBody(overridden ?? body, in: runtime, tracksReplacement: true)
         let node = runtime.createInstance(
             slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
             runtime.creatingInstance {
                 AsyncDerivation<Value>(
                     starter: AsyncDerivation.starter(running: box), equals: equals,
-                    label: label, fileID: fileID, line: line, runtime: runtime)
+                    label: explicitLabel, fileID: fileID, line: line, runtime: runtime)
             }
         }
         return unsafeDowncast(node, to: AsyncDerivation<Value>.self)
@@ -127,7 +127,7 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.index)
             if let node = runtime.declarations.existing(at: self.index) {
-                ReplaceableBody<@Sendable () async throws -> Value>.of(node).replace(with: body)
+                ReplaceableBody<@Sendable () async throws -> Value>.of(node).replace(with: body, in: node)
             }
         }
     }

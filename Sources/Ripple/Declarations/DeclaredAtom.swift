@@ -31,7 +31,7 @@ public final class DeclaredAtom<Value> {
     let equals: (Value, Value) -> Bool
     let keepAlive: Bool
     let lifecycle: Lifecycle<Value>
-    let label: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -44,7 +44,7 @@ public final class DeclaredAtom<Value> {
         self.equals = equals
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
-        self.label = label
+        self.explicitLabel = label
         self.fileID = fileID
         self.line = line
     }
@@ -78,7 +78,7 @@ public final class DeclaredAtom<Value> {
         let node = runtime.createInstance(slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle)) {
             runtime.creatingInstance {
                 AtomObject(
-                    initial: currentDefault(in: runtime)(), equals: equals, label: label, fileID: fileID, line: line)
+                    initial: currentDefault(in: runtime)(), equals: equals, label: explicitLabel, fileID: fileID, line: line)
             }
         }
         return unsafeDowncast(node, to: AtomObject<Value>.self)

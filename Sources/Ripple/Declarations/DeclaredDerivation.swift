@@ -26,7 +26,7 @@ public final class DeclaredDerivation<Value> {
     let equals: ((Value, Value) -> Bool)?
     let keepAlive: Bool
     let lifecycle: Lifecycle<Value>
-    let label: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -39,7 +39,7 @@ public final class DeclaredDerivation<Value> {
         self.equals = equals
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
-        self.label = label
+        self.explicitLabel = label
         self.fileID = fileID
         self.line = line
     }
@@ -69,7 +69,7 @@ public final class DeclaredDerivation<Value> {
         let node = runtime.createInstance(
             slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
-            box.makeDerivation(equals: equals, updated: lifecycle.updated, label: label, fileID: fileID, line: line)
+            box.makeDerivation(equals: equals, updated: lifecycle.updated, label: explicitLabel, fileID: fileID, line: line)
         }
         return unsafeDowncast(node, to: Derivation<Value>.self)
     }
@@ -130,7 +130,7 @@ public final class DeclaredDerivation<Value> {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.index)
             if let node = runtime.declarations.existing(at: self.index) {
-                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body)
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body, in: node)
             }
         }
     }
@@ -140,32 +140,33 @@ public final class DeclaredDerivation<Value> {
 // the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
 extension DeclaredDerivation: @unchecked Sendable {}
 
-/// The body of one declared derivation's instance, which an override replaces. The instance reads
-/// `generation` (a hidden atom) before running the body, so replacing the body and bumping it marks the
-/// instance and its readers in the same batch, like any write.
+/// The body of one declared derivation's instance, which an override replaces. A synchronous instance is then
+/// refreshed (``Derivation/refresh()``); an async one reads `generation` (a hidden atom) at the start of each
+/// run, so replacing the body and bumping it makes the run stale in the override's batch, like any write.
 final class ReplaceableBody<Body> {
-    /// Read and written only while the graph is held (in the compute or at the start of a run, and in an
-    /// override's batch).
+    /// Read and written only while the graph is held (in the compute, at the start of a run inside a batch, and
+    /// in an override's batch).
     @exclusivity(unchecked) private var body: Body
-    private let generation: AtomObject<Int>
-
-    init(_ body: Body, in runtime: Runtime) {
-        self.body = body
-        generation = runtime.creatingInstance { AtomObject(initial: 0, equals: nil, label: nil, fileID: "", line: 0) }
-    }
-
+    /// For async instances only: bumped by a replacement.
+    private let generation: AtomObject<Int>?
     /// The runtime of the instance.
-    var runtime: Runtime { generation.runtime }
+    let runtime: Runtime
 
-    /// The current body, read as a dependency of the evaluation in progress (so that a replacement re-runs it).
-    var current: Body {
-        _ = generation.value
-        return body
+    init(_ body: Body, in runtime: Runtime, tracksReplacement: Bool = false) {
+        self.body = body
+        self.runtime = runtime
+        generation = tracksReplacement
+            ? runtime.creatingInstance { AtomObject(initial: 0, equals: nil, label: nil, fileID: "", line: 0) }
+            : nil
     }
 
-    /// ``current`` for an async run's task, which does not hold the graph: the body is loaded inside a batch.
+    /// The current body, read inside the instance's compute (the graph is held).
+    var current: Body { body }
+
+    /// The current body for an async run's task, which does not hold the graph: a read of `generation` (so that
+    /// a replacement makes the run stale), then the body, loaded inside a batch.
     var currentFromRun: Body {
-        _ = generation.value
+        _ = generation?.value
         return runtime.batch { body }
     }
 
@@ -174,10 +175,14 @@ final class ReplaceableBody<Body> {
         unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: ReplaceableBody<Body>.self)
     }
 
-    /// Runs `next` from now on. Called inside an override's batch.
-    func replace(with next: Body) {
+    /// Runs `next` from now on, and makes the instance `node` out of date. Called inside an override's batch.
+    func replace(with next: Body, in node: RippleNode) {
         body = next
-        generation.value &+= 1
+        if let generation {
+            generation.value &+= 1
+        } else {
+            (node as! any RefreshableDerivation).refresh()  // an instance without `generation` is a Derivation
+        }
     }
 }
 
@@ -208,5 +213,12 @@ extension ReplaceableBody {
 }
 
 // `body` is touched only while the runtime's graph is held (see its comment), and bodies are Sendable closures;
-// `generation` is a Sendable node.
+// `generation` is a Sendable node and `runtime` is Sendable.
 extension ReplaceableBody: @unchecked Sendable {}
+
+/// A synchronous derivation, whatever its value type: what an override of a declared derivation refreshes.
+protocol RefreshableDerivation: AnyObject {
+    func refresh()
+}
+
+extension Derivation: RefreshableDerivation {}

@@ -22,7 +22,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     let equals: ((Value, Value) -> Bool)?
     let keepAlive: Bool
     let lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?
-    let label: String?
+    let explicitLabel: String?
     let fileID: String
     let line: Int
 
@@ -36,7 +36,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
         self.equals = equals
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
-        self.label = label
+        self.explicitLabel = label
         self.fileID = fileID
         self.line = line
     }
@@ -71,7 +71,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
             in: table, for: key, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
             box.makeDerivation(
-                equals: equals, updated: lifecycle.updated, label: label.map { "\($0)(\(key))" }, fileID: fileID,
+                equals: equals, updated: lifecycle.updated, label: explicitLabel.map { "\($0)(\(key))" }, fileID: fileID,
                 line: line)
         }
         return unsafeDowncast(node, to: Derivation<Value>.self)
@@ -118,7 +118,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.index)
             for (key, node) in runtime.declarations.liveMembers(family: self.index, keyedBy: Key.self) {
-                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: { body(key) })
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: { body(key) }, in: node)
             }
         }
     }

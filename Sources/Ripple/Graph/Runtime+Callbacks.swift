@@ -70,12 +70,15 @@ extension Runtime {
                 // strongly), unless that reader is the observer behind a `values` sequence, which must not keep
                 // its node alive (the sequence finishes when the node goes). Must not call into the graph: a
                 // retain does not.
+                // An instance of a declaration is the exception: nothing else may hold it, and an observer that
+                // let it go would see it recreated by its next run, forever.
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if let reader = state.pointee.runningEffect,
-                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }) {
+                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }),
+                   node._withUnsafeGuaranteedRef({ $0.declaredInstance == nil }) {
                     return
                 }
-                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 let retains = node._withUnsafeGuaranteedRef { node in
                     node.isRetainedByReaders = node.retainsWhileWatched
                     return node.retainsWhileWatched

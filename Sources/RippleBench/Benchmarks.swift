@@ -154,6 +154,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(contentsOf: threadBenchmarks())
     benchmarks.append(contentsOf: asyncBenchmarks())
     benchmarks.append(snapshotBenchmark())
+    benchmarks.append(declaredBenchmark())
     return benchmarks
 }
 
@@ -327,6 +328,41 @@ private func snapshotBenchmark() -> Benchmark {
             "capture \(format(figures.captureMilliseconds)) ms (\(format(figures.captureMilliseconds * 1e6 / Double(count)))"
                 + " ns/atom), restore \(format(figures.restoreMilliseconds)) ms (all \(count) changed, one effect run),"
                 + " \(format(figures.bytesPerAtom)) B/atom held")
+    }
+}
+
+/// Declared state (Swift only): a declaration's read against a node's (at most 1.5x), a family look-up, churn of
+/// 1,000,000 family members read once each, and the memory a member costs and gives back. The Swift column is the
+/// declaration read per 1,000,000 reads; the rest is in the notes and figures.
+private func declaredBenchmark() -> Benchmark {
+    Benchmark(id: "declared", group: "declared", title: "declared state") { row, options in
+        row.observationNote = "not applicable"
+        guard options.swift else { return }
+        let figures = RippleDeclared.run(samples: options.samples(RippleDeclared.defaultSamples))
+        row.swiftMilliseconds = figures.declarationReadNs * Double(RippleDeclared.defaultReads) / 1e6
+        row.failures += figures.failures.map { "Swift: \($0)" }
+        if figures.readRatio > 1.5 || figures.readRatioInBody > 1.5 {
+            row.failures.append(
+                "a declaration read costs \(format(figures.readRatio))x (in a body \(format(figures.readRatioInBody))x)"
+                    + " a node read: more than 1.5x")
+        }
+        row.figures["nodeReadNs"] = figures.nodeReadNs
+        row.figures["declarationReadNs"] = figures.declarationReadNs
+        row.figures["nodeReadInBodyNs"] = figures.nodeReadInBodyNs
+        row.figures["declarationReadInBodyNs"] = figures.declarationReadInBodyNs
+        row.figures["familyReadNs"] = figures.familyReadNs
+        row.figures["churnNsPerMember"] = figures.churnNs
+        row.figures["residentBytesBeforeChurn"] = Double(figures.residentBeforeChurn)
+        row.figures["residentBytesAfterChurn"] = Double(figures.residentAfterChurn)
+        row.figures["bytesPerInstance"] = figures.bytesPerInstance
+        let mib = { (bytes: Int) in format(Double(bytes) / 1_048_576) }
+        row.notes.append(
+            "read: node \(format(figures.nodeReadNs)) ns, declaration \(format(figures.declarationReadNs)) ns"
+                + " (\(format(figures.readRatio))x); in a body \(format(figures.nodeReadInBodyNs)) vs"
+                + " \(format(figures.declarationReadInBodyNs)) ns (\(format(figures.readRatioInBody))x);"
+                + " family look-up \(format(figures.familyReadNs)) ns; churn \(format(figures.churnNs)) ns/member;"
+                + " resident \(mib(figures.residentBeforeChurn)) → \(mib(figures.residentAfterChurn)) MiB over"
+                + " \(figures.churnKeys) keys; \(format(figures.bytesPerInstance)) B/member")
     }
 }
 

@@ -15,6 +15,7 @@
  * added file does not invalidate the cache) still see it. */
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
+#include "ripple_slot_table.h"
 
 extern _Thread_local void *ripple_thread_evaluating_runtime;
 

@@ -1,3 +1,4 @@
+internal import CRipple
 internal import CRippleThreadState
 
 /// A runtime's instances of declared state: for each declaration (``DeclaredAtom``, ``DeclaredDerivation``), the
@@ -15,8 +16,9 @@ internal import CRippleThreadState
 final class DeclarationStore {
     /// Guards every stored property below; never held while calling into the graph or into user code.
     private let lock = SpinLock()
-    /// The node of each plain declaration, by ``DeclarationIndex``; nil when it has no instance here.
-    private var slots: [Unmanaged<RippleNode>?] = []
+    /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
+    /// read without it by ``read(_:in:_:)`` (ripple_slot_table.h).
+    let slots: UnsafeMutablePointer<ripple_slot_table>
     /// The member table of each family, by its index; created on the family's first use in this runtime.
     private var familyTables: [Int: AnyObject] = [:]
     /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
@@ -36,33 +38,63 @@ final class DeclarationStore {
     var listensForUpdates = false
 
     init() {
+        guard let table = ripple_slot_table_create() else {
+            fatalError("Ripple: out of memory creating a runtime's table of declared instances.")
+        }
+        slots = table
         pendingCount = .allocate(capacity: 1)
         pendingCount.initialize(to: 0)
     }
 
     deinit {
+        ripple_slot_table_destroy(slots)
         lock.deallocate()
         pendingCount.deallocate()
     }
 
-    /// The live node in `index`'s slot, retained, or nil.
+    /// Opens a read section on the instance in `index`'s slot (recording the read, as a node read does) without
+    /// taking the lock or a reference. The section's object is nil when the slot is empty, the node has left the
+    /// graph meanwhile, or the read needs the general path (a read an async run may make, or any failure, which
+    /// the general path reports); then no section is open.
     @inline(__always)
+    func beginRead(_ index: Int, in runtime: Runtime) -> DeclaredReadSection {
+        var entry = ripple_slot_entry()
+        let miss = DeclaredReadSection(object: nil, ticket: 0, runtime: Unmanaged.passUnretained(runtime))
+        guard ripple_slot_table_load(slots, index, &entry) else { return miss }
+        if EvaluationThreadState.innermost == nil, ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
+        var section = rp_read_section_t()
+        let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
+        guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
+        // The node is in the graph and cannot leave it before the section ends: its object is alive until then.
+        return DeclaredReadSection(object: entry.object, ticket: section.ticket, runtime: miss.runtime)
+    }
+
+    /// The live node in `index`'s slot, retained, or nil.
     func existing(at index: Int) -> RippleNode? {
-        lock.withLock {
-            guard index < slots.count, let node = slots[index] else { return nil }
-            return ripple_object_try_retain(node.toOpaque()) ? node.takeRetainedValue() : nil
-        }
+        lock.withLock { retainedNode(at: index) }
+    }
+
+    /// The node in `index`'s slot, retained, unless its deinit has begun. Under the lock.
+    private func retainedNode(at index: Int) -> RippleNode? {
+        var entry = ripple_slot_entry()
+        guard ripple_slot_table_load(slots, index, &entry), let object = entry.object,
+            ripple_object_try_retain(object)
+        else { return nil }
+        return Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
     }
 
     /// Puts `node` in `index`'s slot unless another thread put a live one there first, which is then returned
     /// (retained) instead. Returns nil when `node` went in.
     func install(_ node: RippleNode, at index: Int, keepAlive: Bool) -> RippleNode? {
         lock.withLock {
-            if index >= slots.count { slots.append(contentsOf: repeatElement(nil, count: index + 1 - slots.count)) }
-            if let other = slots[index], ripple_object_try_retain(other.toOpaque()) {
-                return other.takeRetainedValue()
+            if let other = retainedNode(at: index) { return other }
+            let handle = node.handle
+            let entry = ripple_slot_entry(
+                object: Unmanaged.passUnretained(node).toOpaque(), slot: handle.slot, generation: handle.generation,
+                graph_tag: handle.graph_tag)
+            guard ripple_slot_table_store(slots, index, entry) else {
+                fatalError("Ripple: more than \(RIPPLE_SLOT_CHUNK * RIPPLE_SLOT_CHUNKS) declarations, or out of memory.")
             }
-            slots[index] = Unmanaged.passUnretained(node)
             liveCount += 1
             if keepAlive { keptAlive.append(node) }
             return nil
@@ -72,8 +104,9 @@ final class DeclarationStore {
     /// Takes `node` out of `index`'s slot if it is still there. Called by the node's record as the node goes.
     func remove(_ node: UnsafeMutableRawPointer, at index: Int) -> Bool {
         lock.withLock {
-            guard index < slots.count, slots[index]?.toOpaque() == node else { return false }
-            slots[index] = nil
+            var entry = ripple_slot_entry()
+            guard ripple_slot_table_load(slots, index, &entry), entry.object == node else { return false }
+            _ = ripple_slot_table_store(slots, index, ripple_slot_entry())
             liveCount -= 1
             return true
         }
@@ -220,7 +253,41 @@ protocol FamilyTableProtocol: AnyObject {
     var count: Int { get }
 }
 
-// The store's mutable state is touched only under `lock` (every method above takes it); the nodes it names are
-// Sendable objects reached through try-retain. So sharing it between threads is safe.
+// The store's mutable state is touched only under `lock` (every method above takes it), except the slot table's
+// lock-free reads (see ripple_slot_table.h); the nodes it names are reached through try-retain or inside a read
+// section of their node. So sharing it between threads is safe.
 extension DeclarationStore: @unchecked Sendable {}
 extension FamilyTable: @unchecked Sendable {}
+
+/// A read of a declaration's instance in progress: the instance's object (nil: take the general path), and what
+/// ends the read. Built by `DeclaredReads.begin(_:)`; the inlined accessors load the value in between.
+@usableFromInline
+struct DeclaredReadSection {
+    @usableFromInline let object: UnsafeMutableRawPointer?
+    let ticket: UInt32
+    /// The runtime the read goes to, unretained (the caller's runtime, alive for the read).
+    @usableFromInline let runtime: Unmanaged<Runtime>
+}
+
+/// The read path of declarations, split as a node read is (`RippleNode.beginRead`/`endRead`): the generic,
+/// inlinable accessor loads the value between these two calls, so that it is specialized in the caller's module.
+@usableFromInline
+enum DeclaredReads {
+    /// Starts a read of the declaration at `index` in the runtime declarations use now.
+    @usableFromInline
+    static func begin(_ index: Int) -> DeclaredReadSection {
+        let runtime = Runtime.forDeclarations
+        return runtime.declarations.beginRead(index, in: runtime)
+    }
+
+    /// Ends a read that `begin(_:)` opened (its object was not nil).
+    @usableFromInline
+    static func end(_ section: DeclaredReadSection) {
+        section.runtime._withUnsafeGuaranteedRef { runtime in
+            var readSection = rp_read_section_t(ticket: section.ticket)
+            let status = rp_node_read_end(runtime.graph, &readSection)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "reading a declaration", node: nil) }
+            runtime.declarations.runHooksIfPending()
+        }
+    }
+}

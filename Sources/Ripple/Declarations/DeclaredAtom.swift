@@ -25,7 +25,7 @@
 /// `keepAlive: true` to keep it for the runtime's lifetime.
 public final class DeclaredAtom<Value> {
     /// The slot of this declaration in every runtime's store.
-    let index: Int
+    @usableFromInline let index: Int
     /// Computes the default value: at the instance's creation and on ``reset()``.
     let makeDefault: @Sendable () -> Value
     let equals: (Value, Value) -> Bool
@@ -100,9 +100,22 @@ public final class DeclaredAtom<Value> {
     ///
     /// Threading: from any thread. Lifetime: see the type's discussion: a write to an instance nobody holds
     /// is lost when the write returns.
+    @inlinable
     public var value: Value {
-        get { node.value }
+        get {
+            let section = DeclaredReads.begin(index)
+            guard let object = section.object else { return slowValue(in: section.runtime) }
+            let value = Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
+            DeclaredReads.end(section)
+            return value
+        }
         set { node.value = newValue }
+    }
+
+    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`).
+    @usableFromInline
+    func slowValue(in runtime: Unmanaged<Runtime>) -> Value {
+        node(in: runtime.takeUnretainedValue()).value
     }
 
     /// Reads and writes the instance's value in one atomic step, as ``AtomObject/update(_:)``.

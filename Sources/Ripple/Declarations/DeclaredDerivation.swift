@@ -21,7 +21,7 @@
 /// As for ``DeclaredAtom``: an instance lives while a caller holds ``node`` or a live reader reads it (or for the
 /// runtime's lifetime with `keepAlive: true`); once released, the next use computes it afresh.
 public final class DeclaredDerivation<Value> {
-    let index: Int
+    @usableFromInline let index: Int
     let body: @Sendable () -> Value
     let equals: ((Value, Value) -> Bool)?
     let keepAlive: Bool
@@ -83,7 +83,19 @@ public final class DeclaredDerivation<Value> {
     /// ```
     ///
     /// Threading: from any thread.
+    @inlinable
     public var value: Value {
+        let section = DeclaredReads.begin(index)
+        guard let object = section.object else { return slowValue() }
+        let value = Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
+        DeclaredReads.end(section)
+        return value
+    }
+
+    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`); then runs the
+    /// update hooks its recomputation queued, if it is outermost.
+    @usableFromInline
+    func slowValue() -> Value {
         let node = node
         let value = node.value
         node.runtime.declarations.runHooksIfPending()

@@ -79,11 +79,12 @@ extension Runtime {
                    node._withUnsafeGuaranteedRef({ $0.declaredInstance == nil }) {
                     return
                 }
-                let retains = node._withUnsafeGuaranteedRef { node in
-                    node.isRetainedByReaders = node.retainsWhileWatched
-                    return node.retainsWhileWatched
+                // A try-retain: a declaration's read (`DeclarationStore.read`) may reach a node whose deinit has
+                // begun (it waits for the graph to leave it); such a node is not retained, and goes.
+                node._withUnsafeGuaranteedRef { node in
+                    node.isRetainedByReaders =
+                        node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
                 }
-                if retains { _ = node.retain() }
             },
             unwatched: { _, _, _, data in
                 // The node lost its last reader. The engine delivers this outside any callback and only for a live

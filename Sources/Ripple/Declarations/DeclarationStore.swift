@@ -22,7 +22,7 @@ final class DeclarationStore {
     /// The member table of each family, by its index; created on the family's first use in this runtime.
     private var familyTables: [Int: AnyObject] = [:]
     /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
-    /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)``.
+    /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)-(Override...)``.
     private var overrides: [Int: Any] = [:]
     /// Instances of keep-alive declarations: they stay until the runtime goes (or, for the fresh runtime of
     /// `withIsolatedRuntime`, until its body returns).

@@ -147,7 +147,7 @@ public final class DeclaredAtom<Value> {
 
     /// An override that makes `value` this declaration's default in a runtime.
     ///
-    /// Give it to `withIsolatedRuntime(overriding:_:)` or ``Runtime/override(_:)``. An existing instance takes
+    /// Give it to `withIsolatedRuntime(overriding:_:)` or ``Runtime/override(_:)-(Override...)``. An existing instance takes
     /// the new default at once.
     ///
     /// ```swift

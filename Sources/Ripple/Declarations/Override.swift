@@ -2,7 +2,7 @@
 ///
 /// Make one from the declaration (`apiClient.overridden(with: MockAPIClient())`, `user.overridden { id in ... }`)
 /// and apply it when creating an isolated runtime (`withIsolatedRuntime(overriding:_:)`) or to a running one
-/// (``Runtime/override(_:)``). An override applies before or after the declaration's first use: an instance
+/// (``Runtime/override(_:)-(Override...)``). An override applies before or after the declaration's first use: an instance
 /// created later starts from it, and an existing one switches at once, in one batch, so that everything
 /// downstream sees the override together (glitch-free; each effect runs once).
 ///

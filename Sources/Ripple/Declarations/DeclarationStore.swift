@@ -88,6 +88,9 @@ final class DeclarationStore {
     func install(_ node: RippleNode, at index: Int, keepAlive: Bool) -> RippleNode? {
         lock.withLock {
             if let other = retainedNode(at: index) { return other }
+            var dying = ripple_slot_entry()
+            // An instance whose deinit began and has not yet taken itself out: replaced here, counted out here.
+            if ripple_slot_table_load(slots, index, &dying) { liveCount -= 1 }
             let handle = node.handle
             let entry = ripple_slot_entry(
                 object: Unmanaged.passUnretained(node).toOpaque(), slot: handle.slot, generation: handle.generation,
@@ -102,13 +105,12 @@ final class DeclarationStore {
     }
 
     /// Takes `node` out of `index`'s slot if it is still there. Called by the node's record as the node goes.
-    func remove(_ node: UnsafeMutableRawPointer, at index: Int) -> Bool {
+    func remove(_ node: UnsafeMutableRawPointer, at index: Int) {
         lock.withLock {
             var entry = ripple_slot_entry()
-            guard ripple_slot_table_load(slots, index, &entry), entry.object == node else { return false }
+            guard ripple_slot_table_load(slots, index, &entry), entry.object == node else { return }
             _ = ripple_slot_table_store(slots, index, ripple_slot_entry())
             liveCount -= 1
-            return true
         }
     }
 
@@ -135,8 +137,9 @@ final class DeclarationStore {
     /// Puts `node` in `table` for `key`, as ``install(_:at:keepAlive:)`` does for a slot.
     func install<Key>(_ node: RippleNode, in table: FamilyTable<Key>, for key: Key, keepAlive: Bool) -> RippleNode? {
         lock.withLock {
-            if let other = table.members[key], ripple_object_try_retain(other.toOpaque()) {
-                return other.takeRetainedValue()
+            if let other = table.members[key] {
+                if ripple_object_try_retain(other.toOpaque()) { return other.takeRetainedValue() }
+                liveCount -= 1  // dying and not yet taken out: replaced here, counted out here
             }
             table.members[key] = Unmanaged.passUnretained(node)
             liveCount += 1
@@ -146,14 +149,13 @@ final class DeclarationStore {
     }
 
     /// Takes `node` out of `table` if it is still the member for `key`.
-    func remove<Key>(_ node: UnsafeMutableRawPointer, from table: FamilyTable<Key>, for key: Key) -> Bool {
+    func remove<Key>(_ node: UnsafeMutableRawPointer, from table: FamilyTable<Key>, for key: Key) {
         lock.withLock {
-            guard table.members[key]?.toOpaque() == node else { return false }
+            guard table.members[key]?.toOpaque() == node else { return }
             table.members[key] = nil
             // Give the storage back after a burst of keys (a dictionary keeps its capacity when emptied).
             if table.members.isEmpty, table.members.capacity > 64 { table.members = [:] }
             liveCount -= 1
-            return true
         }
     }
 

@@ -4,17 +4,19 @@
 final class DeclaredInstanceRecord {
     /// The store the instance is in.
     let store: DeclarationStore
-    /// Takes the node (given by its address) out of the store; false if another instance already replaced it.
-    private let detach: @Sendable (UnsafeMutableRawPointer) -> Bool
+    /// Takes the node (given by its address) out of the store, unless another instance already replaced it.
+    private let detach: @Sendable (UnsafeMutableRawPointer) -> Void
     /// The declaration's hooks for this instance.
     let hooks: ErasedLifecycle
     /// The body of a declared derivation's instance, which an override replaces; nil for atoms.
     let body: AnyObject?
     /// The node's address, set once the node exists (before the record is shared).
     var node: UnsafeMutableRawPointer?
+    /// Whether the node became the store's instance (false when another thread's instance won the race).
+    var isInstalled = false
 
     init(store: DeclarationStore, hooks: ErasedLifecycle, body: AnyObject?,
-         detach: @escaping @Sendable (UnsafeMutableRawPointer) -> Bool) {
+         detach: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
         self.store = store
         self.hooks = hooks
         self.body = body
@@ -22,7 +24,8 @@ final class DeclaredInstanceRecord {
     }
 
     deinit {
-        guard let node, detach(node) else { return }
+        guard isInstalled, let node else { return }
+        detach(node)
         if let released = hooks.released { store.enqueue(released) }
     }
 

@@ -50,8 +50,12 @@ extension Runtime {
         into store: (RippleNode) -> RippleNode?
     ) -> RippleNode {
         record.node = Unmanaged.passUnretained(node).toOpaque()
+        record.isInstalled = true  // before the node can be found; undone below if it is not
         node.declaredInstance = record
-        if let winner = store(node) { return winner }  // `node` goes; its record finds the slot taken: no hook
+        if let winner = store(node) {
+            record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
+            return winner
+        }
         if lifecycle.updated != nil, node is PublisherAtom { listenForDeclaredUpdates() }
         if let initialized = lifecycle.initialized { declarations.enqueue(initialized) }
         return node

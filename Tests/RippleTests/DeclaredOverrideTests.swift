@@ -93,3 +93,35 @@ private let label = declare.derivedFamily { (item: String) in "\(item): \(stock(
         }
     }
 }
+
+/// Overrides of one member of a family: before and after first use, against the family's own override.
+@Suite struct DeclaredMemberOverrideTests {
+    @Test func aMemberOverrideBeforeFirstUseLeavesTheOtherKeys() {
+        withIsolatedRuntime(overriding: stock.overridden("ab", with: 50), label.overridden("x", with: "fake x")) {
+            #expect(stock("ab").value == 50)
+            #expect(stock("abc").value == 3)
+            #expect(label("ab").value == "ab: 50")
+            #expect(label("x").value == "fake x")
+            #expect(label("yy").value == "yy: 2")
+        }
+    }
+
+    @Test func aMemberOverrideAfterFirstUseRunsTheEffectOnce() {
+        withIsolatedRuntime {
+            let log = RunLog<String>()
+            let show = Effect { log.values.append(label("ab").value + ", " + label("abc").value) }
+            Runtime.current.override(stock.overridden("ab", with: 7), label.overridden("abc", with: "gone"))
+            #expect(log.values == ["ab: 2, abc: 3", "ab: 7, gone"])
+            _ = show
+        }
+    }
+
+    @Test func aMemberOverrideWinsOverAnEarlierFamilyOverrideAndLosesToALaterOne() {
+        withIsolatedRuntime(overriding: stock.overridden { _ in 1 }, stock.overridden("ab", with: 2)) {
+            #expect(stock("ab").value == 2)
+            #expect(stock("q").value == 1)
+            Runtime.current.override(stock.overridden { _ in 3 })
+            #expect(stock("ab").value == 3)
+        }
+    }
+}

@@ -72,16 +72,19 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
         let node = runtime.createInstance(in: table, for: key, keepAlive: keepAlive, lifecycle: hooks) {
             runtime.creatingInstance {
                 AtomObject(
-                    initial: currentDefault(in: runtime)(key), equals: equals,
+                    initial: currentDefault(for: key, in: runtime)(), equals: equals,
                     label: explicitLabel.map { "\($0)(\(key))" }, fileID: fileID, line: line)
             }
         }
         return unsafeDowncast(node, to: AtomObject<Value>.self)
     }
 
-    /// The default in `runtime`: the family's override, or the declared one.
-    func currentDefault(in runtime: Runtime) -> @Sendable (Key) -> Value {
-        (runtime.declarations.override(for: index) as? @Sendable (Key) -> Value) ?? makeDefault
+    /// The default of `key`'s member in `runtime`: the member's override, the family's, or the declared one.
+    func currentDefault(for key: Key, in runtime: Runtime) -> @Sendable () -> Value {
+        let (member, family) = runtime.declarations.override(family: index, for: key)
+        if let member = member as? @Sendable () -> Value { return member }
+        let body = (family as? @Sendable (Key) -> Value) ?? makeDefault
+        return { body(key) }
     }
 
     /// The member for `key` in the current runtime if it has one, without creating it.
@@ -108,6 +111,28 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     /// Threading: from any thread; a snapshot that other threads may change at once.
     public var instanceCount: Int {
         Runtime.forDeclarations.declarations.memberCount(family: index)
+    }
+
+    /// An override of the member for `key` only: its default is `value`. It wins over an override of the whole
+    /// family made before it, and a later whole-family override replaces it.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: score.overridden("ada", with: 100)) {
+    ///     print(score("ada").value, score("grace").value)    // 100 0
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: which member.
+    ///   - value: the member's default.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(_ key: Key, with value: Value) -> Override where Value: Sendable {
+        Override { runtime in
+            runtime.declarations.setOverride({ value } as @Sendable () -> Value, family: self.index, for: key)
+            runtime.declarations.existing(family: self.index, for: key)
+                .map { unsafeDowncast($0, to: AtomObject<Value>.self).value = value }
+        }
     }
 
     /// An override of the whole family: every member, existing and future, takes `body(key)` as its default.

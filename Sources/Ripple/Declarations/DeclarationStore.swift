@@ -24,6 +24,8 @@ final class DeclarationStore {
     /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
     /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)-(Override...)``.
     private var overrides: [Int: Any] = [:]
+    /// Overrides of single family members, by family index and key; they win over the family's override.
+    private var memberOverrides: [Int: [AnyHashable: Any]] = [:]
     /// Instances of keep-alive declarations: they stay until the runtime goes (or, for the fresh runtime of
     /// `withIsolatedRuntime`, until its body returns).
     private var keptAlive: [RippleNode] = []
@@ -187,9 +189,22 @@ final class DeclarationStore {
         lock.withLock { overrides[index] }
     }
 
+    /// The override of family `index`'s member for `key`: its own, else the family's, else nil.
+    func override<Key: Hashable>(family index: Int, for key: Key) -> (member: Any?, family: Any?) {
+        lock.withLock { (memberOverrides[index]?[AnyHashable(key)], overrides[index]) }
+    }
+
+    /// Registers `body` as the override of family `index`'s member for `key`.
+    func setOverride<Key: Hashable>(_ body: Any, family index: Int, for key: Key) {
+        lock.withLock { memberOverrides[index, default: [:]][AnyHashable(key)] = body }
+    }
+
     /// Registers `body` as the override of the declaration or family `index`.
     func setOverride(_ body: Any, for index: Int) {
-        lock.withLock { overrides[index] = body }
+        lock.withLock {
+            overrides[index] = body
+            memberOverrides[index] = nil  // a whole family's override replaces its members' own
+        }
     }
 
     /// Lets go of the keep-alive instances: used when a fresh isolated runtime's body returned, since the

@@ -56,6 +56,4 @@ struct ErasedLifecycle: Sendable {
             updated = nil
         }
     }
-
-    var isEmpty: Bool { initialized == nil && updated == nil && released == nil }
 }

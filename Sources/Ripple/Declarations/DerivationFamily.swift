@@ -64,9 +64,10 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     private func makeNode(for key: Key, in runtime: Runtime) -> Derivation<Value> {
         let table = runtime.declarations.table(of: index, keyedBy: Key.self)
         let lifecycle = lifecycle?(key) ?? Lifecycle()
-        let overridden = runtime.declarations.override(for: index) as? @Sendable (Key) -> Value
-        let familyBody = overridden ?? body
-        let box = ReplaceableBody<@Sendable () -> Value>({ familyBody(key) }, in: runtime)
+        let (member, family) = runtime.declarations.override(family: index, for: key)
+        let familyBody = (family as? @Sendable (Key) -> Value) ?? body
+        let memberBody = (member as? @Sendable () -> Value) ?? { familyBody(key) }
+        let box = ReplaceableBody<@Sendable () -> Value>(memberBody, in: runtime)
         let node = runtime.createInstance(
             in: table, for: key, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
         ) {
@@ -100,6 +101,28 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     /// Threading: from any thread; a snapshot that other threads may change at once.
     public var instanceCount: Int {
         Runtime.forDeclarations.declarations.memberCount(family: index)
+    }
+
+    /// An override of the member for `key` only: it takes `value`. It wins over an override of the whole family
+    /// made before it, and a later whole-family override replaces it.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: greeting.overridden("Ada", with: "Welcome back")) { ... }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: which member.
+    ///   - value: the member's value.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(_ key: Key, with value: Value) -> Override where Value: Sendable {
+        let body: @Sendable () -> Value = { value }
+        return Override { runtime in
+            runtime.declarations.setOverride(body, family: self.index, for: key)
+            if let node = runtime.declarations.existing(family: self.index, for: key) {
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body, in: node)
+            }
+        }
     }
 
     /// An override of the whole family: every member, existing and future, computes `body(key)` instead. Existing

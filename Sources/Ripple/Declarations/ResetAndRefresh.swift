@@ -36,7 +36,7 @@ extension AtomFamily {
     public func reset(_ key: Key) {
         let runtime = Runtime.forDeclarations
         guard let node = existingNode(for: key) else { return }
-        node.value = runtime.creatingInstance { currentDefault(in: runtime)(key) }
+        node.value = runtime.creatingInstance(currentDefault(for: key, in: runtime))
     }
 }
 

@@ -56,7 +56,7 @@ extension Runtime {
             record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
             return winner
         }
-        if lifecycle.updated != nil, node is PublisherAtom { listenForDeclaredUpdates() }
+        if lifecycle.updated != nil, node is AnyAtomObject { listenForDeclaredUpdates() }
         if let initialized = lifecycle.initialized { declarations.enqueue(initialized) }
         return node
     }
@@ -81,6 +81,6 @@ extension Runtime {
     }
 }
 
-/// Marks the atoms among nodes, whatever their value type: only atoms report updates through the change log.
-protocol PublisherAtom: AnyObject {}
-extension AtomObject: PublisherAtom {}
+/// An atom, whatever its value type: only atoms report updates through the change log.
+protocol AnyAtomObject: AnyObject {}
+extension AtomObject: AnyAtomObject {}

@@ -59,11 +59,11 @@ final class DeclarationStore {
     /// graph meanwhile, or the read needs the general path (a read an async run may make, or any failure, which
     /// the general path reports); then no section is open.
     @inline(__always)
-    func beginRead(_ index: Int, in runtime: Runtime) -> DeclaredReadSection {
+    func beginRead(_ index: Int, in runtime: Runtime, evaluating: Bool) -> DeclaredReadSection {
         var entry = ripple_slot_entry()
         let miss = DeclaredReadSection(object: nil, ticket: 0, runtime: Unmanaged.passUnretained(runtime))
         guard ripple_slot_table_load(slots, index, &entry) else { return miss }
-        if EvaluationThreadState.innermost == nil, ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
+        if !evaluating, ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
         var section = rp_read_section_t()
         let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
         guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
@@ -293,8 +293,15 @@ enum DeclaredReads {
     /// Starts a read of the declaration at `index` in the runtime declarations use now.
     @usableFromInline
     static func begin(_ index: Int) -> DeclaredReadSection {
-        let runtime = Runtime.forDeclarations
-        return runtime.declarations.beginRead(index, in: runtime)
+        // Inside an evaluation (the common case), the runtime is the thread's evaluating one: used without a
+        // reference count, as `Runtime.forDeclarations` would return it.
+        if let evaluating = EvaluationThreadState.innermost {
+            return Unmanaged<Runtime>.fromOpaque(evaluating)._withUnsafeGuaranteedRef { runtime in
+                runtime.declarations.beginRead(index, in: runtime, evaluating: true)
+            }
+        }
+        let runtime = Runtime.current
+        return runtime.declarations.beginRead(index, in: runtime, evaluating: false)
     }
 
     /// Ends a read that `begin(_:)` opened (its object was not nil).

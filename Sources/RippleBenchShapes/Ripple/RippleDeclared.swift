@@ -83,24 +83,26 @@ public enum RippleDeclared {
                 })
             }
 
-            // Family look-ups of members alive in the table.
-            let keys = 1_000
-            let held = (0..<keys).map { benchFamily($0) }
-            var familySink = 0
-            figures.familyReadNs = fastest(samples: samples) {
-                for round in 0..<(reads / keys) {
-                    for key in 0..<keys { familySink &+= benchFamily(key).value &+ round & 0 }
-                }
-            } * 1e6 / Double(reads / keys * keys)
-            verifier.expect(familySink == samples * (reads / keys) * (keys * (keys - 1) / 2), "family \(familySink)")
+            do {  // the members held here go at the end of the block
+                // Family look-ups of members alive in the table.
+                let keys = 1_000
+                let held = (0..<keys).map { benchFamily($0) }
+                var familySink = 0
+                figures.familyReadNs = fastest(samples: samples) {
+                    for round in 0..<(reads / keys) {
+                        for key in 0..<keys { familySink &+= benchFamily(key).value &+ round & 0 }
+                    }
+                } * 1e6 / Double(reads / keys * keys)
+                verifier.expect(familySink == samples * (reads / keys) * (keys * (keys - 1) / 2), "family \(familySink)")
 
-            // Memory per live member: heap before and after holding 10,000 more.
-            let extra = 10_000
-            let heapBefore = RippleCreation.heapInUse()
-            let more = (keys..<(keys + extra)).map { benchFamily($0) }
-            figures.bytesPerInstance = Double(RippleCreation.heapInUse() - heapBefore) / Double(extra)
-            verifier.expect(benchFamily.instanceCount == keys + extra, "members \(benchFamily.instanceCount)")
-            withExtendedLifetime((held, more)) {}
+                // Memory per live member: heap before and after holding 10,000 more.
+                let extra = 10_000
+                let heapBefore = RippleCreation.heapInUse()
+                let more = (keys..<(keys + extra)).map { benchFamily($0) }
+                figures.bytesPerInstance = Double(RippleCreation.heapInUse() - heapBefore) / Double(extra)
+                verifier.expect(benchFamily.instanceCount == keys + extra, "members \(benchFamily.instanceCount)")
+                withExtendedLifetime((held, more)) {}
+            }
             verifier.expect(benchFamily.instanceCount == 0, "members left \(benchFamily.instanceCount)")
 
             // Churn: every key read once; nothing holds the members, so each goes as its read returns.

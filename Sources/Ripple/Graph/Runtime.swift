@@ -85,6 +85,10 @@ public final class Runtime {
     /// A dictionary is allowed here only: Ripple's own nodes never go through it.
     var publisherNodes: [ObjectIdentifier: PublisherNode] = [:]
 
+    /// The instances of declared state in this runtime (``DeclaredAtom``, ``DeclaredDerivation``, families), their
+    /// overrides and their pending lifecycle hooks.
+    let declarations = DeclarationStore()
+
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
 

@@ -85,6 +85,10 @@ public class RippleNode {
     /// unwatched callback releases it. Touched only while the graph is held.
     @exclusivity(unchecked) var isRetainedByReaders = false
 
+    /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
+    /// the runtime's store); nil for every other node. Set once, before the node is shared.
+    @exclusivity(unchecked) var declaredInstance: DeclaredInstanceRecord?
+
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
 

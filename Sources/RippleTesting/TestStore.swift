@@ -26,7 +26,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// The underlying ``store`` is a real ``Store``: derivations and effects can read it while the test runs. Actions
+/// The underlying ``store`` is a real `Store`: derivations and effects can read it while the test runs. Actions
 /// sent by its work are held for `receive` instead of being reduced.
 ///
 /// Threading: from any thread or task, one call at a time (a test's own flow). Lifetime: freeing a test store that

@@ -426,9 +426,7 @@ static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     void *self = rp_thread_self();
-    if (rp_sync_load_ptr(&graph->sections.owner) == self) {
-        graph->sections.depth++;
-    } else {
+    if (!rp_exclusive_enter_owned(graph, self)) {
         if (rp_try_shared_read(graph, node, self, &section->ticket)) return RP_OK;
         rp_exclusive_acquire(graph, self);
     }

@@ -35,6 +35,33 @@
  * The owner re-enters freely (callbacks call back into the graph; a batch
  * spans calls).
  *
+ * Bias. Most graphs are used by one thread, for which the above costs two
+ * read-modify-writes and a scan of the stripes per call. So a graph starts
+ * biased to the thread that created it (`bias`, `biased` RP_BIAS_ON): that
+ * thread takes the graph exclusively with plain stores and loads, no turn,
+ * no stripe (rp_exclusive_enter_owned in graph.h): it announces itself
+ * (`inside` = 1), checks that the bias still holds, and withdraws the
+ * announcement as the last access of its call. Nobody else is inside while
+ * the bias holds: every other thread first takes a turn and revokes the bias
+ * (revoke_bias: RP_BIAS_REVOKING, the heavy barrier, wait until `inside` is
+ * 0, RP_BIAS_OFF), after which the graph is shared as above, for good.
+ *   - The announcement then the check, against the revoker's store of the
+ *     state then load of `inside`, is the Dekker pattern again; the bias
+ *     thread's side has no fence and the revoker pays for both with
+ *     membarrier(2) (sync.h). Either the revoker sees the announcement and
+ *     waits, or the bias thread sees the revocation and backs off (queues for
+ *     a turn, then withdraws the announcement: never unseen mid-call).
+ *   - Readers share the graph only when they load RP_BIAS_OFF before they
+ *     find no turn taken: the state is stored holding a turn taken before, so
+ *     seeing both means the revocation is over. A reader that finds the bias
+ *     on takes a turn to revoke it (rp_try_shared_read, rp_shared_enter).
+ *   - The revoker waits for the bias thread's call to end (spinning, then
+ *     yielding, then sleeping with backoff: the call may be a long batch);
+ *     that happens once per graph.
+ *   - Destruction treats the announcement as the bias thread's first access
+ *     (bias_thread_inside).
+ *   - Without membarrier a graph is never biased.
+ *
  * Destruction: a thread is visible from its first access to its last. Its
  * first is a stripe increment or a ticket, its last a stripe decrement, the
  * compare-and-swap that passes a turn, or (when it woke sleepers) unlocking
@@ -291,6 +318,24 @@ void rp_shared_exit(rp_graph_t *graph, uint32_t ticket) {
     }
 }
 
+/* For rp_sections_try_close, holding a turn: whether the bias thread is inside
+ * a call (this thread, from a callback, or another); if not and it is
+ * another, its bias is revoked for good. Never waits. Whatever the state, the
+ * heavy barrier comes first: the bias thread may have announced itself after
+ * checking a state that has changed since, and its call is seen from that
+ * announcement on (if it then backs off, it queues before it withdraws, and
+ * rp_sections_try_close loads `next` after this). */
+static bool bias_thread_inside(rp_sections_t *sections) {
+    if (sections->bias == NULL) return false;
+    if (sections->bias == rp_thread_self()) return sections->inside != 0;
+    uint32_t state = rp_sync_load_u32(&sections->biased);
+    if (state == RP_BIAS_ON) rp_sync_store_u32_release(&sections->biased, RP_BIAS_REVOKING);
+    heavy_barrier();
+    if (rp_sync_load_u32(&sections->inside) != 0) return true;
+    if (state != RP_BIAS_OFF) rp_sync_store_u32_release(&sections->biased, RP_BIAS_OFF);
+    return false;
+}
+
 bool rp_sections_try_close(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
     uint32_t turn = rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS;
@@ -298,11 +343,7 @@ bool rp_sections_try_close(rp_graph_t *graph) {
      * one, from a callback or a batch, or another) or waiting for one (asleep
      * or not) makes this fail. */
     if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + RP_TICKET_STEP)) return false;
-    /* The bias thread inside (this one, from a callback, or another) makes
-     * this fail; outside, another's bias is revoked for good. Before `next`
-     * is loaded again: one that backed off queued before it withdrew. */
-    bool bias_inside = sections->bias == rp_thread_self() ? sections->inside != 0 : !try_revoke_bias(sections);
-    if (bias_inside) {
+    if (bias_thread_inside(sections)) {
         pass_turn(sections);
         return false;
     }

@@ -461,7 +461,10 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
         rp_shared_exit(graph, ticket);
         return RP_OK;
     }
-    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    /* Ended already (a thread that has the graph through its bias reads
+     * holding it, so its sections are all of this kind), or not this
+     * thread's. */
+    if (!rp_exclusive_held(graph)) return RP_EINVAL;
     rp_status_t status = rp_settle(graph);
     rp_exclusive_exit(graph);
     return status;

@@ -384,8 +384,11 @@ static inline bool rp_exclusive_held(const rp_graph_t *graph) {
     return rp_sync_load_ptr(&graph->sections.owner) == rp_thread_self();
 }
 /* A ticket is 1 + the stripe a reader counted itself in (0 is never one), or
- * this: the section is (a nesting of) the calling thread's exclusive section. */
+ * this: the section is (a nesting of) the calling thread's exclusive section, */
 #define RP_TICKET_EXCLUSIVE UINT32_MAX
+/* or this: a read by the compute or run in progress on the thread holding the
+ * graph (no nesting: the run holds it). */
+#define RP_TICKET_IN_RUN (UINT32_MAX - 2)
 /* The stripe a thread's readers count in. pthread_self values are addresses
  * of thread control blocks a fixed stride apart (glibc: 8 MiB and a guard
  * page). A multiply carries bits upward only, and on such an arithmetic

@@ -210,7 +210,8 @@ public class RippleNode {
     }
 
     /// The ticket of a read made inside a track section of an async run (never one the engine hands out: those
-    /// are small stripe numbers, or UInt32.max for a read by the thread holding the graph).
+    /// are small stripe numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by
+    /// the thread holding the graph).
     static let trackedForRunTicket = UInt32.max - 1
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
@@ -236,12 +237,13 @@ public class RippleNode {
             _ = rp_async_track_end(graph, run.node)
             runtime.fail(status, "reading", node: self)
         }
+        state.pointee.trackedRunReadTicket = section.ticket
         return RippleNode.trackedForRunTicket
     }
 
     @inline(never)
     private func endReadForRun() {
-        var section = rp_read_section_t(ticket: UInt32.max)
+        var section = rp_read_section_t(ticket: state.pointee.trackedRunReadTicket)
         var status = rp_node_read_end(graph, &section)
         let status2 = rp_async_track_end(graph, state.pointee.trackedRunNode)
         if status == .RP_OK { status = status2 }

@@ -188,6 +188,11 @@ public class RippleNode {
             if innermost != Unmanaged.passUnretained(unownedRuntime).toOpaque() {
                 runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
             }
+            // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
+            // returns: nothing can change between this call and the caller's load, so the read needs no section.
+            let status = rp_node_read(graph, handle)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+            return RippleNode.heldByEvaluationTicket
         } else if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
             // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
             // up (a task-local) while the runtime has runs in flight. Reads inside an evaluation (most reads) skip
@@ -203,6 +208,7 @@ public class RippleNode {
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
     @usableFromInline @inline(__always)
     final func endRead(_ ticket: UInt32) {
+        if ticket == RippleNode.heldByEvaluationTicket { return }
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
@@ -213,6 +219,10 @@ public class RippleNode {
     /// are small stripe numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by
     /// the thread holding the graph).
     static let trackedForRunTicket = UInt32.max - 1
+
+    /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
+    /// (the engine never hands out 0).
+    static let heldByEvaluationTicket: UInt32 = 0
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads

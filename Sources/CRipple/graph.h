@@ -351,7 +351,7 @@ static inline bool rp_exclusive_enter_owned(rp_graph_t *graph, void *self) {
      * possible, and the announcement's check below catches it. */
     if (sections->bias != self || rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) return false;
     /* The announcement, then the state again: pairs with the revoker's store
-     * of the state, rp_heavy_barrier, then load of `inside` (sync.h). */
+     * of the state, heavy_barrier, then load of `inside` (sections.c, sync.h). */
     rp_sync_bias_announce(&sections->inside, 1);
     if (rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) {
         rp_bias_back_off(graph, self);

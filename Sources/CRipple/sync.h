@@ -27,8 +27,8 @@
  *
  * The graph's bias (sections.c) adds a fourth, asymmetric one: its thread
  * announces itself with a plain store then loads the bias state with a plain
- * load, no fence (the common, single-threaded path), and the one thread that
- * ever revokes the bias stores the state, then makes every thread of the
+ * load, no fence (the common, single-threaded path), and a thread that
+ * revokes the bias stores the state, then makes every thread of the
  * process run a full barrier (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED:
  * an IPI to each CPU running one of its threads, a barrier at each context
  * switch), then loads the announcement. Each of the bias thread's accesses is
@@ -36,7 +36,7 @@
  * the bias thread sees the state: the Dekker pattern with the full barrier
  * paid by the rare side only. Without membarrier (other kernels, seccomp) a
  * graph is never biased. (The barrier is a system call, so it lives in
- * sections.c: rp_heavy_barrier_init and rp_heavy_barrier.)
+ * sections.c: heavy_barrier_init and heavy_barrier.)
  *
  * Under ThreadSanitizer the same operations go through the compiler's __atomic
  * builtins instead: ck_pr's loads and stores are volatile accesses and its
@@ -152,7 +152,7 @@ static inline void rp_sync_leave_dec_u32(uint32_t *target) {
     ck_pr_dec_32(target);
 }
 /* The bias thread's side: a plain store, then (the compiler keeps the order,
- * the processor need not) a plain load. Pairs with rp_heavy_barrier (sections.c). */
+ * the processor need not) a plain load. Pairs with heavy_barrier (sections.c). */
 static inline void rp_sync_bias_announce(uint32_t *target, uint32_t value) {
     ck_pr_store_32(target, value);
     ck_pr_barrier();

@@ -149,6 +149,13 @@ typedef struct rp_reader_stripe {
 #define RP_TICKET_STEP 2u
 #define RP_TURN_SLEEPERS 1u
 
+/* The bias states (sections.c), in the only order they change in. */
+enum {
+    RP_BIAS_ON = 0,       /* `bias` takes the graph with plain accesses; nobody else is inside */
+    RP_BIAS_REVOKING = 1, /* revoked: `bias` no longer takes the fast path, but may still be inside */
+    RP_BIAS_OFF = 2,      /* every thread uses the turns and stripes */
+};
+
 /* The graph's reader/writer protocol (sections.c). */
 typedef struct rp_sections {
     rp_reader_stripe_t stripes[RP_READER_STRIPES];
@@ -156,6 +163,10 @@ typedef struct rp_sections {
     uint32_t turn;     /* the ticket whose holder may go, | RP_TURN_SLEEPERS */
     void *owner;       /* the thread holding the graph exclusively, NULL when none */
     uint32_t depth;    /* the owner's nesting: calls from callbacks, open batches */
+    bool fast;         /* the owner took the graph through the bias (holder only) */
+    void *bias;        /* the thread the graph is biased to (set at creation), or NULL */
+    uint32_t biased;   /* RP_BIAS_ON, RP_BIAS_REVOKING or RP_BIAS_OFF */
+    uint32_t inside;   /* 1 while `bias` is inside through the bias (its announcement) */
     pthread_mutex_t sleep;
     pthread_cond_t released;
 } rp_sections_t;
@@ -298,9 +309,21 @@ static inline rp_status_t rp_settle(rp_graph_t *graph) {
 /* sections.c */
 rp_status_t rp_sections_init(rp_sections_t *sections);
 void rp_sections_destroy(rp_sections_t *sections);
-/* This thread's identity, never NULL. */
+/* This thread's identity, never NULL, unique among live threads: its thread
+ * pointer where the compiler reads it inline (one register move on x86-64 and
+ * aarch64, where pthread_self is a call into the C library), else
+ * pthread_self. With glibc on x86-64 the two are the same value. */
+#if defined(__has_builtin) && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#if __has_builtin(__builtin_thread_pointer)
+#define RP_THREAD_POINTER 1
+#endif
+#endif
 static inline void *rp_thread_self(void) {
+#if defined(RP_THREAD_POINTER)
+    return __builtin_thread_pointer();
+#else
     return (void *)(uintptr_t)pthread_self();
+#endif
 }
 /* The slow paths of rp_exclusive_enter and rp_exclusive_exit: taking the graph
  * when this thread does not hold it (waiting for its turn), and giving it back
@@ -308,26 +331,64 @@ static inline void *rp_thread_self(void) {
  * a failed rp_try_shared_read took it on this thread's behalf. */
 void rp_exclusive_acquire(rp_graph_t *graph, void *self);
 void rp_exclusive_release(rp_graph_t *graph);
-/* Takes the graph exclusively; reentrant on the owning thread, where it only
- * counts (inline: calls from callbacks and batches are the common case). */
+/* The bias thread's way back when the bias was revoked between its check and
+ * its announcement: queues, then withdraws the announcement, then takes the
+ * graph on its turn. */
+void rp_bias_back_off(rp_graph_t *graph, void *self);
+/* Takes the graph exclusively without waiting when the calling thread holds it
+ * already (it only counts) or the graph is biased to it (plain stores and
+ * loads: rp_bias_back_off in the rare race with a revocation). False, having
+ * done nothing, otherwise. Inline: every call of a graph used by one thread,
+ * and every call from a callback, takes this path. */
+static inline bool rp_exclusive_enter_owned(rp_graph_t *graph, void *self) {
+    rp_sections_t *sections = &graph->sections;
+    if (rp_sync_load_ptr(&sections->owner) == self) {
+        sections->depth++;
+        return true;
+    }
+    /* `bias` is written once, before the graph is shared; the state moves
+     * only away from RP_BIAS_ON, so a stale RP_BIAS_ON is the one stale value
+     * possible, and the announcement's check below catches it. */
+    if (sections->bias != self || rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) return false;
+    /* The announcement, then the state again: pairs with the revoker's store
+     * of the state, heavy_barrier, then load of `inside` (sections.c, sync.h). */
+    rp_sync_bias_announce(&sections->inside, 1);
+    if (rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) {
+        rp_bias_back_off(graph, self);
+        return true;
+    }
+    rp_sync_store_ptr_relaxed(&sections->owner, self);
+    sections->depth = 1;
+    sections->fast = true;
+    return true;
+}
+/* Takes the graph exclusively; reentrant on the owning thread. */
 static inline void rp_exclusive_enter(rp_graph_t *graph) {
     void *self = rp_thread_self();
-    if (rp_sync_load_ptr(&graph->sections.owner) == self) {
-        graph->sections.depth++;
-        return;
-    }
-    rp_exclusive_acquire(graph, self);
+    if (!rp_exclusive_enter_owned(graph, self)) rp_exclusive_acquire(graph, self);
 }
 static inline void rp_exclusive_exit(rp_graph_t *graph) {
-    if (--graph->sections.depth == 0) rp_exclusive_release(graph);
+    rp_sections_t *sections = &graph->sections;
+    if (--sections->depth != 0) return;
+    if (!sections->fast) {
+        rp_exclusive_release(graph);
+        return;
+    }
+    rp_sync_store_ptr_relaxed(&sections->owner, NULL);
+    /* Leaving: the last access of the call, a release (pairs with the
+     * revoker's acquiring load of `inside`). */
+    rp_sync_store_u32_release(&sections->inside, 0);
 }
 /* Whether the calling thread holds the graph exclusively. */
 static inline bool rp_exclusive_held(const rp_graph_t *graph) {
     return rp_sync_load_ptr(&graph->sections.owner) == rp_thread_self();
 }
 /* A ticket is 1 + the stripe a reader counted itself in (0 is never one), or
- * this: the section is (a nesting of) the calling thread's exclusive section. */
+ * this: the section is (a nesting of) the calling thread's exclusive section, */
 #define RP_TICKET_EXCLUSIVE UINT32_MAX
+/* or this: a read by the compute or run in progress on the thread holding the
+ * graph (no nesting: the run holds it). */
+#define RP_TICKET_IN_RUN (UINT32_MAX - 2)
 /* The stripe a thread's readers count in. pthread_self values are addresses
  * of thread control blocks a fixed stride apart (glibc: 8 MiB and a guard
  * page). A multiply carries bits upward only, and on such an arithmetic

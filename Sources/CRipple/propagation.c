@@ -423,12 +423,19 @@ static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
     return rp_flush(graph);
 }
 
-rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
-    if (graph == NULL || section == NULL) return RP_EINVAL;
-    void *self = rp_thread_self();
-    if (rp_sync_load_ptr(&graph->sections.owner) == self) {
-        graph->sections.depth++;
-    } else {
+/* Whether the calling thread holds the graph for the compute or run in
+ * progress. Its reads (most reads) need no section of their own: the run
+ * holds the graph until it ends, and inside a run nothing is flushed or
+ * delivered, so there is no nesting to count and nothing to settle. */
+static inline bool reading_in_run(const rp_graph_t *graph, void *self) {
+    return rp_sync_load_ptr(&graph->sections.owner) == self && graph->active_rec != NULL;
+}
+
+/* rp_node_read_begin apart from reads in a run, out of line so that those
+ * stay short. */
+static __attribute__((noinline)) rp_status_t read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section,
+                                                        void *self) {
+    if (!rp_exclusive_enter_owned(graph, self)) {
         if (rp_try_shared_read(graph, node, self, &section->ticket)) return RP_OK;
         rp_exclusive_acquire(graph, self);
     }
@@ -450,9 +457,19 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
     return RP_OK;
 }
 
+rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
+    if (graph == NULL || section == NULL) return RP_EINVAL;
+    void *self = rp_thread_self();
+    if (!reading_in_run(graph, self)) return read_begin(graph, node, section, self);
+    rp_status_t status = read_held(graph, node);
+    if (status == RP_OK) section->ticket = RP_TICKET_IN_RUN;
+    return status;
+}
+
 rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     uint32_t ticket = section->ticket;
+    if (ticket == RP_TICKET_IN_RUN) return reading_in_run(graph, rp_thread_self()) ? RP_OK : RP_EINVAL;
     if (ticket != RP_TICKET_EXCLUSIVE) {
         /* Not a ticket this thread's begin gave, or its stripe counts nobody:
          * ending it would let writers in while a reader is inside. */
@@ -463,13 +480,17 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
         rp_shared_exit(graph, ticket);
         return RP_OK;
     }
-    if (!rp_exclusive_held(graph)) return RP_ESTATE;
+    /* Ended already (a thread that has the graph through its bias reads
+     * holding it, so its sections are all of this kind), or not this
+     * thread's. */
+    if (!rp_exclusive_held(graph)) return RP_EINVAL;
     rp_status_t status = rp_settle(graph);
     rp_exclusive_exit(graph);
     return status;
 }
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
+    if (graph != NULL && reading_in_run(graph, rp_thread_self())) return read_held(graph, node);
     rp_read_section_t section;
     rp_status_t status = rp_node_read_begin(graph, node, &section);
     if (status) return status;

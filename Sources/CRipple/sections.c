@@ -35,6 +35,33 @@
  * The owner re-enters freely (callbacks call back into the graph; a batch
  * spans calls).
  *
+ * Bias. Most graphs are used by one thread, for which the above costs two
+ * read-modify-writes and a scan of the stripes per call. So a graph starts
+ * biased to the thread that created it (`bias`, `biased` RP_BIAS_ON): that
+ * thread takes the graph exclusively with plain stores and loads, no turn,
+ * no stripe (rp_exclusive_enter_owned in graph.h): it announces itself
+ * (`inside` = 1), checks that the bias still holds, and withdraws the
+ * announcement as the last access of its call. Nobody else is inside while
+ * the bias holds: every other thread first takes a turn and revokes the bias
+ * (revoke_bias: RP_BIAS_REVOKING, the heavy barrier, wait until `inside` is
+ * 0, RP_BIAS_OFF), after which the graph is shared as above, for good.
+ *   - The announcement then the check, against the revoker's store of the
+ *     state then load of `inside`, is the Dekker pattern again; the bias
+ *     thread's side has no fence and the revoker pays for both with
+ *     membarrier(2) (sync.h). Either the revoker sees the announcement and
+ *     waits, or the bias thread sees the revocation and backs off (queues for
+ *     a turn, then withdraws the announcement: never unseen mid-call).
+ *   - Readers share the graph only when they load RP_BIAS_OFF before they
+ *     find no turn taken: the state is stored holding a turn taken before, so
+ *     seeing both means the revocation is over. A reader that finds the bias
+ *     on takes a turn to revoke it (rp_try_shared_read, rp_shared_enter).
+ *   - The revoker waits for the bias thread's call to end (spinning, then
+ *     yielding, then sleeping with backoff: the call may be a long batch);
+ *     that happens once per graph.
+ *   - Destruction treats the announcement as the bias thread's first access
+ *     (bias_thread_inside).
+ *   - Without membarrier a graph is never biased.
+ *
  * Destruction: a thread is visible from its first access to its last. Its
  * first is a stripe increment or a ticket, its last a stripe decrement, the
  * compare-and-swap that passes a turn, or (when it woke sleepers) unlocking
@@ -45,13 +72,48 @@
  * other): when it succeeds, no thread that had started a call is still inside
  * one.
  */
+#define _DEFAULT_SOURCE /* syscall(2) */
+
 #include "graph.h"
 
 #include <sched.h>
+#include <time.h>
+#if defined(__linux__) && !defined(RP_SYNC_TSAN)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* Rounds of pause before sleeping (waiting for a turn) or yielding (a writer
  * waiting for readers): a short section ends well within this. */
 #define RP_SPIN_ROUNDS 128u
+
+/* The revoker's side of the bias's Dekker pattern (sync.h). Under
+ * ThreadSanitizer every access on both sides is seq_cst, which orders the
+ * revoker's store before its load by itself: nothing to add (and the
+ * sanitizer checks that protocol). */
+#if defined(RP_SYNC_TSAN)
+static bool heavy_barrier_init(void) {
+    return true;
+}
+static void heavy_barrier(void) {}
+#elif defined(__linux__)
+/* Registers the process for expedited membarrier (idempotent: one system
+ * call); false when the kernel does not offer it. */
+static bool heavy_barrier_init(void) {
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+/* A full barrier on every running thread of the process and this one; only
+ * called for a graph whose heavy_barrier_init succeeded, so it cannot fail. */
+static void heavy_barrier(void) {
+    (void)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+#else
+static bool heavy_barrier_init(void) {
+    return false;
+}
+static void heavy_barrier(void) {}
+#endif
 
 rp_status_t rp_sections_init(rp_sections_t *sections) {
     if (pthread_mutex_init(&sections->sleep, NULL) != 0) return RP_ENOMEM;
@@ -59,7 +121,48 @@ rp_status_t rp_sections_init(rp_sections_t *sections) {
         pthread_mutex_destroy(&sections->sleep);
         return RP_ENOMEM;
     }
+    /* Biased to its creator, which is usually the thread that uses it. */
+    bool biased = heavy_barrier_init();
+    sections->bias = biased ? rp_thread_self() : NULL;
+    sections->biased = biased ? RP_BIAS_ON : RP_BIAS_OFF;
     return RP_OK;
+}
+
+/* Revocation, by a thread holding a turn (so by one thread at a time): moves
+ * the state from RP_BIAS_ON to RP_BIAS_REVOKING, after which the bias thread
+ * never enters through the bias again, then (the heavy barrier: pairs with
+ * the bias thread's announcement then load of the state) sees its
+ * announcement if it is inside. Returns whether it is outside, in which case
+ * the state is RP_BIAS_OFF: nobody is inside through the bias, ever again. */
+static bool try_revoke_bias(rp_sections_t *sections) {
+    uint32_t state = rp_sync_load_u32(&sections->biased);
+    if (state == RP_BIAS_OFF) return true;
+    if (state == RP_BIAS_ON) {
+        rp_sync_store_u32_release(&sections->biased, RP_BIAS_REVOKING);
+        heavy_barrier();
+    }
+    /* Acquire: pairs with the releasing store that withdraws the announcement
+     * (rp_exclusive_exit, rp_bias_back_off): what it did inside comes first. */
+    if (rp_sync_load_u32(&sections->inside) != 0) return false;
+    rp_sync_store_u32_release(&sections->biased, RP_BIAS_OFF);
+    return true;
+}
+
+/* try_revoke_bias, waiting for the bias thread to leave: spin, then yield, then
+ * sleep (it may be inside a long batch); once per graph at most. */
+static void revoke_bias(rp_sections_t *sections) {
+    long nanoseconds = 1000;
+    for (unsigned round = 0; !try_revoke_bias(sections); round++) {
+        if (round < RP_SPIN_ROUNDS) {
+            rp_sync_pause();
+        } else if (round < 2 * RP_SPIN_ROUNDS) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, nanoseconds};
+            nanosleep(&pause, NULL);
+            if (nanoseconds < 1000000) nanoseconds *= 2;
+        }
+    }
 }
 
 void rp_sections_destroy(rp_sections_t *sections) {
@@ -132,8 +235,10 @@ static void pass_turn(rp_sections_t *sections) {
 /* On this thread's turn: become the owner and wait for the readers already
  * inside (they saw no ticket before this thread's, so they are few). */
 static void own(rp_sections_t *sections, void *self) {
+    revoke_bias(sections); /* before `owner`, which the bias thread writes inside */
     rp_sync_store_ptr_relaxed(&sections->owner, self);
     sections->depth = 1;
+    sections->fast = false;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
         unsigned round = 0;
         /* Acquire: pairs with the releasing decrement of each reader inside. */
@@ -154,6 +259,16 @@ void rp_exclusive_acquire(rp_graph_t *graph, void *self) {
     own(sections, self);
 }
 
+void rp_bias_back_off(rp_graph_t *graph, void *self) {
+    rp_sections_t *sections = &graph->sections;
+    /* Queued before the announcement is withdrawn: never unseen mid-call
+     * (rp_sections_try_close loads `inside`, then `next`). */
+    uint32_t ticket = take_ticket(sections);
+    rp_sync_store_u32_release(&sections->inside, 0);
+    wait_for_turn(sections, ticket);
+    own(sections, self);
+}
+
 void rp_exclusive_release(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
     rp_sync_store_ptr_relaxed(&sections->owner, NULL);
@@ -168,21 +283,26 @@ static inline uint32_t *stripe_of(rp_sections_t *sections, uint32_t stripe) {
     return &sections->stripes[stripe].readers;
 }
 
+/* Whether a reader counted in its stripe may share the graph now: the bias is
+ * off and nobody holds or waits for a turn. The state is loaded first: a
+ * revoker stores RP_BIAS_OFF holding a turn it took before, so a reader that
+ * sees RP_BIAS_OFF and then no turn taken sees a revocation that is over. */
+static inline bool may_share(const rp_sections_t *sections) {
+    return rp_sync_load_u32(&sections->biased) == RP_BIAS_OFF && no_turn_taken(sections);
+}
+
 uint32_t rp_shared_enter(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
     void *self = rp_thread_self();
+    if (rp_exclusive_enter_owned(graph, self)) return RP_TICKET_EXCLUSIVE;
     uint32_t stripe = rp_stripe_for(self);
     rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
-    if (no_turn_taken(sections)) return stripe + 1;
-    if (rp_sync_load_ptr(&sections->owner) == self) {
-        rp_sync_leave_dec_u32(stripe_of(sections, stripe));
-        sections->depth++;
-        return RP_TICKET_EXCLUSIVE;
-    }
+    if (may_share(sections)) return stripe + 1;
     /* Queue before leaving the stripe: never uncounted mid-call. */
     uint32_t ticket = take_ticket(sections);
     rp_sync_leave_dec_u32(stripe_of(sections, stripe));
     wait_for_turn(sections, ticket);
+    revoke_bias(sections); /* readers share only a graph nobody holds through the bias */
     /* Counted before the turn moves on: the next writer, acquiring the turn,
      * sees this increment when it loads the stripes. */
     rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
@@ -198,6 +318,24 @@ void rp_shared_exit(rp_graph_t *graph, uint32_t ticket) {
     }
 }
 
+/* For rp_sections_try_close, holding a turn: whether the bias thread is inside
+ * a call (this thread, from a callback, or another); if not and it is
+ * another, its bias is revoked for good. Never waits. Whatever the state, the
+ * heavy barrier comes first: the bias thread may have announced itself after
+ * checking a state that has changed since, and its call is seen from that
+ * announcement on (if it then backs off, it queues before it withdraws, and
+ * rp_sections_try_close loads `next` after this). */
+static bool bias_thread_inside(rp_sections_t *sections) {
+    if (sections->bias == NULL) return false;
+    if (sections->bias == rp_thread_self()) return sections->inside != 0;
+    uint32_t state = rp_sync_load_u32(&sections->biased);
+    if (state == RP_BIAS_ON) rp_sync_store_u32_release(&sections->biased, RP_BIAS_REVOKING);
+    heavy_barrier();
+    if (rp_sync_load_u32(&sections->inside) != 0) return true;
+    if (state != RP_BIAS_OFF) rp_sync_store_u32_release(&sections->biased, RP_BIAS_OFF);
+    return false;
+}
+
 bool rp_sections_try_close(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;
     uint32_t turn = rp_sync_load_u32(&sections->turn) & ~RP_TURN_SLEEPERS;
@@ -205,6 +343,10 @@ bool rp_sections_try_close(rp_graph_t *graph) {
      * one, from a callback or a batch, or another) or waiting for one (asleep
      * or not) makes this fail. */
     if (!rp_sync_enter_cas_u32(&sections->next, turn, turn + RP_TICKET_STEP)) return false;
+    if (bias_thread_inside(sections)) {
+        pass_turn(sections);
+        return false;
+    }
     bool readers = false;
     for (uint32_t stripe = 0; stripe < RP_READER_STRIPES; stripe++) {
         readers |= rp_sync_load_u32(stripe_of(sections, stripe)) != 0;
@@ -227,8 +369,18 @@ bool rp_sections_try_close(rp_graph_t *graph) {
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket) {
     rp_sections_t *sections = &graph->sections;
     uint32_t stripe = rp_stripe_for(self);
-    rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
-    if (no_turn_taken(sections)) {
+    if (rp_sync_load_u32(&sections->biased) != RP_BIAS_OFF) {
+        /* Biased to another thread: revoke the bias on a turn, so that this
+         * and later readers share the graph (the fast path below). Counted
+         * before the turn moves on, as rp_shared_enter's waiting readers. */
+        wait_for_turn(sections, take_ticket(sections));
+        revoke_bias(sections);
+        rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+        pass_turn(sections);
+    } else {
+        rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+    }
+    if (may_share(sections)) {
         /* Effects left queued (a flush stopped by an error) or unwatched
          * notifications waiting: the read's end must deliver them, holding the
          * graph. Both are written only by the holder, so reading them here is

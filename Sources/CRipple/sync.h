@@ -25,6 +25,19 @@
  *   looking   a load of a word another thread released, then the section's
  *             accesses: acquire.
  *
+ * The graph's bias (sections.c) adds a fourth, asymmetric one: its thread
+ * announces itself with a plain store then loads the bias state with a plain
+ * load, no fence (the common, single-threaded path), and a thread that
+ * revokes the bias stores the state, then makes every thread of the
+ * process run a full barrier (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED:
+ * an IPI to each CPU running one of its threads, a barrier at each context
+ * switch), then loads the announcement. Each of the bias thread's accesses is
+ * then before or after its barrier, so the revoker sees the announcement or
+ * the bias thread sees the state: the Dekker pattern with the full barrier
+ * paid by the rare side only. Without membarrier (other kernels, seccomp) a
+ * graph is never biased. (The barrier is a system call, so it lives in
+ * sections.c: heavy_barrier_init and heavy_barrier.)
+ *
  * Under ThreadSanitizer the same operations go through the compiler's __atomic
  * builtins instead: ck_pr's loads and stores are volatile accesses and its
  * read-modify-writes inline assembly (or __sync builtins), which the sanitizer
@@ -73,6 +86,14 @@ static inline bool rp_sync_leave_cas_u32(uint32_t *target, uint32_t expected, ui
 }
 static inline void rp_sync_leave_dec_u32(uint32_t *target) {
     __atomic_fetch_sub(target, 1, __ATOMIC_SEQ_CST);
+}
+/* The bias, symmetric: seq_cst on both sides gives the Dekker order in the
+ * C11 model, which the sanitizer checks; no process-wide barrier is needed. */
+static inline void rp_sync_bias_announce(uint32_t *target, uint32_t value) {
+    __atomic_store_n(target, value, __ATOMIC_SEQ_CST);
+}
+static inline uint32_t rp_sync_bias_load(const uint32_t *target) {
+    return __atomic_load_n(target, __ATOMIC_SEQ_CST);
 }
 
 #else
@@ -129,6 +150,15 @@ static inline void rp_sync_leave_dec_u32(uint32_t *target) {
     ck_pr_fence_load_atomic();
     ck_pr_fence_store_atomic();
     ck_pr_dec_32(target);
+}
+/* The bias thread's side: a plain store, then (the compiler keeps the order,
+ * the processor need not) a plain load. Pairs with heavy_barrier (sections.c). */
+static inline void rp_sync_bias_announce(uint32_t *target, uint32_t value) {
+    ck_pr_store_32(target, value);
+    ck_pr_barrier();
+}
+static inline uint32_t rp_sync_bias_load(const uint32_t *target) {
+    return ck_pr_load_32(target);
 }
 
 #endif

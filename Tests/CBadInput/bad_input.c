@@ -506,7 +506,7 @@ static void ends_without_begins(void)
     CHECK_ST(rp_untracked_end(w.g), RP_OK);
     CHECK_ST(rp_untracked_end(w.g), RP_ESTATE);
     /* Read sections that no begin filled: tickets no begin gives. */
-    static const uint32_t garbage[] = {0, 1, 8, 16, 17, 12345, 0x7fffffffu, UINT32_MAX - 1};
+    static const uint32_t garbage[] = {0, 1, 8, 16, 17, 12345, 0x7fffffffu, UINT32_MAX - 2, UINT32_MAX - 1};
     for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
         rp_read_section_t section = {garbage[i]};
         CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);

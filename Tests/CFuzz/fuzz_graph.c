@@ -40,6 +40,12 @@
  * though nothing it read changed, and its readers re-run only if its value
  * did.
  *
+ * Bit 5 of the first byte (the one above the modes) has the graph created on
+ * a thread that then ends: a graph is biased to its creator, so the
+ * fuzzer's first call revokes the bias and every call then takes the turns
+ * and reader stripes that threads share; otherwise every call takes the
+ * graph through the bias.
+ *
  * The model of an async node: its value is "in flight" until its current
  * run resolves, then the program's result over the current values (a run
  * whose inputs changed must have been superseded by then); a new run starts
@@ -80,6 +86,8 @@
 #endif
 
 #include "ripple.h"
+
+#include <pthread.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1072,6 +1080,34 @@ static void print_runs_per_mode(void)
     fprintf(stderr, "fuzz_graph: all modes: %lu runs\n", total);
 }
 
+typedef struct graph_creation {
+    const rp_graph_config_t *config;
+    rp_graph_t *graph;
+    rp_status_t status;
+} graph_creation_t;
+
+static void *create_graph(void *argument)
+{
+    graph_creation_t *creation = argument;
+    creation->status = rp_graph_create(creation->config, &creation->graph);
+    return NULL;
+}
+
+/* The graph, created on this thread or (`elsewhere`) on one that then ends. */
+static rp_graph_t *new_graph(const rp_graph_config_t *config, bool elsewhere)
+{
+    graph_creation_t creation = {config, NULL, RP_OK};
+    if (elsewhere) {
+        pthread_t thread;
+        REQUIRE(pthread_create(&thread, NULL, create_graph, &creation) == 0, "pthread_create");
+        pthread_join(thread, NULL);
+    } else {
+        create_graph(&creation);
+    }
+    require_status(creation.status, RP_OK, "rp_graph_create");
+    return creation.graph;
+}
+
 static int run_input(const uint8_t *data, size_t size)
 {
     static unsigned allowed = MODES;
@@ -1102,7 +1138,7 @@ static int run_input(const uint8_t *data, size_t size)
                       .release = on_release},
         .allocator = &allocator,
     };
-    require_status(rp_graph_create(&config, &h.graph), RP_OK, "rp_graph_create");
+    h.graph = new_graph(&config, size > 0 && (data[0] / MODES) % 2 == 1);
     require_status(rp_graph_set_tracer(h.graph, on_trace, NULL), RP_OK, "rp_graph_set_tracer");
     h.traced_run = -1;
     h.computed_last = -1;

@@ -295,6 +295,7 @@ static void tickets_wrap_around(void)
     CHECK_ST(rp_graph_create(&config, &graph), RP_OK);
     CHECK_ST(rp_node_create(graph, RP_KIND_SOURCE, NULL, &source), RP_OK);
     start_tickets_before_wrap(graph, 3);
+    graph->sections.biased = RP_BIAS_OFF; /* white box: the turns, not the bias */
     for (int i = 0; i < 8; i++) {
         CHECK_ST(rp_source_set(graph, source), RP_OK); /* a ticket and its turn */
         CHECK_ST(rp_node_read(graph, source), RP_OK);  /* commits the write: a ticket */
@@ -304,6 +305,125 @@ static void tickets_wrap_around(void)
     CHECK_EQ(graph->sections.next, 13 * RP_TICKET_STEP);
     CHECK_EQ(graph->sections.turn, 13 * RP_TICKET_STEP);
     CHECK_ST(rp_graph_destroy(graph), RP_OK);
+}
+
+/* ---------------------------------------------------------------- bias */
+
+/* White box: a word of the sections, loaded as the engine's threads store it
+ * (atomically), so that reading it while another thread calls is no race. */
+static uint32_t word(const uint32_t *target)
+{
+    return __atomic_load_n(target, __ATOMIC_SEQ_CST);
+}
+
+/* A thread making one call (rp_source_set, or with `destroys` rp_graph_destroy)
+ * on a graph biased to the main thread. */
+typedef struct foreign_call {
+    rp_graph_t *graph;
+    rp_node_t source;
+    bool destroys;
+    caller_t caller;
+    rp_status_t status;
+} foreign_call_t;
+
+static void *call_from_another_thread(void *argument)
+{
+    foreign_call_t *call = argument;
+    caller_announce(&call->caller);
+    call->status = call->destroys ? rp_graph_destroy(call->graph) : rp_source_set(call->graph, call->source);
+    atomic_store(&call->caller.returned, true);
+    return NULL;
+}
+
+static rp_status_t call_on_another_thread(foreign_call_t *call)
+{
+    pthread_t thread;
+    caller_reset(&call->caller);
+    pthread_create(&thread, NULL, call_from_another_thread, call);
+    pthread_join(thread, NULL);
+    return call->status;
+}
+
+static void the_bias_holds_until_another_thread_calls(void)
+{
+    begin("bias: its thread takes no turn until another thread calls");
+    for (int r = 0; r < ROUNDS; r++) {
+        foreign_call_t call = {0};
+        rp_graph_config_t config = {0};
+        CHECK_ST(rp_graph_create(&config, &call.graph), RP_OK);
+        rp_sections_t *sections = &call.graph->sections;
+        if (sections->bias == NULL) {
+            fprintf(stderr, "    no membarrier: graphs are not biased here\n");
+            CHECK_ST(rp_graph_destroy(call.graph), RP_OK);
+            return;
+        }
+        CHECK_ST(rp_node_create(call.graph, RP_KIND_SOURCE, NULL, &call.source), RP_OK);
+        for (int i = 0; i < 8; i++) {
+            CHECK_ST(rp_source_set(call.graph, call.source), RP_OK);
+            CHECK_ST(rp_node_read(call.graph, call.source), RP_OK);
+        }
+        CHECK_EQ(word(&sections->next), 0);
+        CHECK_EQ(word(&sections->biased), RP_BIAS_ON);
+
+        /* Inside a batch of the bias thread, another thread's write waits
+         * (revoking: asleep in its backoff) until the batch ends. */
+        CHECK_ST(rp_batch_begin(call.graph), RP_OK);
+        pthread_t thread;
+        caller_reset(&call.caller);
+        pthread_create(&thread, NULL, call_from_another_thread, &call);
+        while (word(&sections->biased) != RP_BIAS_REVOKING) sched_yield();
+        wait_until_blocked(&call.caller);
+        CHECK(!atomic_load(&call.caller.returned));
+        CHECK_ST(rp_batch_end(call.graph), RP_OK);
+        pthread_join(thread, NULL);
+        CHECK_ST(call.status, RP_OK);
+        CHECK_EQ(word(&sections->biased), RP_BIAS_OFF);
+        CHECK_EQ(word(&sections->next), RP_TICKET_STEP); /* the other thread's turn */
+        /* Now every call takes a turn, the bias thread's too. */
+        CHECK_ST(rp_source_set(call.graph, call.source), RP_OK);
+        CHECK_EQ(word(&sections->next), 2 * RP_TICKET_STEP);
+        CHECK_EQ(word(&sections->turn), 2 * RP_TICKET_STEP);
+        CHECK_ST(rp_graph_destroy(call.graph), RP_OK);
+    }
+}
+
+static void destroy_waits_for_the_bias_thread(void)
+{
+    begin("bias: destroyed by another thread while its thread is inside");
+    for (int r = 0; r < ROUNDS; r++) {
+        foreign_call_t call = {.destroys = true};
+        rp_graph_config_t config = {0};
+        CHECK_ST(rp_graph_create(&config, &call.graph), RP_OK);
+        rp_sections_t *sections = &call.graph->sections;
+        CHECK_ST(rp_node_create(call.graph, RP_KIND_SOURCE, NULL, &call.source), RP_OK);
+        if (sections->bias == NULL) {
+            CHECK_ST(rp_graph_destroy(call.graph), RP_OK);
+            return;
+        }
+        /* Inside a batch: the destroy fails at once (and the bias is being
+         * revoked), the graph stays usable; outside, it succeeds. */
+        CHECK_ST(rp_batch_begin(call.graph), RP_OK);
+        CHECK_ST(call_on_another_thread(&call), RP_EBUSY);
+        CHECK_EQ(word(&sections->biased), RP_BIAS_REVOKING);
+        CHECK_ST(rp_source_set(call.graph, call.source), RP_OK);
+        CHECK_ST(rp_batch_end(call.graph), RP_OK);
+        /* The destroy's turn, then this write's, which ends the revocation. */
+        CHECK_ST(rp_source_set(call.graph, call.source), RP_OK);
+        CHECK_EQ(word(&sections->next), 2 * RP_TICKET_STEP);
+        CHECK_EQ(word(&sections->biased), RP_BIAS_OFF);
+        if (r % 2 == 0) {
+            CHECK_ST(call_on_another_thread(&call), RP_OK);
+        } else {
+            /* The bias thread itself, not inside: nothing to revoke. */
+            CHECK_ST(rp_graph_destroy(call.graph), RP_OK);
+        }
+    }
+    begin("bias: destroyed by another thread, never inside");
+    foreign_call_t call = {.destroys = true};
+    rp_graph_config_t config = {0};
+    CHECK_ST(rp_graph_create(&config, &call.graph), RP_OK);
+    CHECK_ST(rp_node_create(call.graph, RP_KIND_SOURCE, NULL, &call.source), RP_OK);
+    CHECK_ST(call_on_another_thread(&call), RP_OK);
 }
 
 /* ------------------------------------------------------------- stripes */
@@ -367,7 +487,7 @@ static void threads_spread_over_the_stripes(void)
     }
 }
 
-/* Usage: sections [destroy|first|wrap|stripes]: one group, or (default) all. */
+/* Usage: sections [destroy|first|wrap|bias|stripes]: one group, or (default) all. */
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -381,6 +501,10 @@ int main(int argc, char **argv)
         waiting_threads_go_first_come_first_served(true);
     }
     if (only == NULL || strcmp(only, "wrap") == 0) tickets_wrap_around();
+    if (only == NULL || strcmp(only, "bias") == 0) {
+        the_bias_holds_until_another_thread_calls();
+        destroy_waits_for_the_bias_thread();
+    }
     if (only == NULL || strcmp(only, "stripes") == 0) threads_spread_over_the_stripes();
     return harness_finish();
 }

@@ -27,6 +27,20 @@
  *               it began destroying (workers then skip their other calls).
  *               A call is visible from its first access on: the host's
  *               promise is taken in the same step as that access.
+ *   bias        with BIAS (the default), worker 0 is the thread the graph is
+ *               biased to (`bias` in sections.c), and `biased` starts ON.
+ *               While it is ON, worker 0 may make a call through the bias
+ *               (bias_call: announce itself in `bias_in`, check the state,
+ *               then the section with no turn, or back off: a ticket, the
+ *               announcement withdrawn, then as a writer). Every turn holder
+ *               revokes the bias before it enters (ON -> REVOKING, wait until
+ *               `bias_in` is 0, -> OFF), and a reader shares the graph only
+ *               when it loads OFF before it finds no turn taken. The
+ *               membarrier of the revoker (sync.h) is modelled as sequential
+ *               consistency of the bias thread's announcement and load:
+ *               HEAVY_BARRIER 0 lets the announcement become visible after
+ *               the load instead. The destroyer checks `bias_in` in every
+ *               state (BIAS_ANY_STATE 0: only while the bias is not off).
  *   `owner` and reentrancy are not modelled: only the owning thread reads
  *   the owner word for anything (its own identity), so it orders nothing.
  *   Every other call is one of these two shapes: batches, untracked
@@ -44,14 +58,21 @@
  *                   decrement, and a writer's store of d2 after it passes the
  *                   turn (what aarch64 allows when leaving is fenced with
  *                   ck_pr_fence_atomic only: defect 4 of issue 15).
- * and one step of destroy:
+ *   HEAVY_BARRIER 0 the bias thread's announcement may become visible after
+ *                   its load of the bias state (no membarrier on the revoker);
+ * and two steps of destroy:
  *   RECHECK_NEXT 0  try_close does not load `next` again after the stripes
  *                   (a reader that moved from its stripe to a ticket in
- *                   between is then missed: the first version of the fix).
+ *                   between is then missed: the first version of the fix);
+ *   BIAS_ANY_STATE 0 try_close checks the bias thread's announcement only
+ *                   while the bias is not off (a bias thread that checked the
+ *                   state before a revocation and announced itself after is
+ *                   then missed).
  *
  * Properties (spin -a, pan without -DNP: safety):
- *   mutual exclusion   no writer with a reader or another writer inside
- *                      (ghost counters inW, inR), and no torn read;
+ *   mutual exclusion   no writer (or bias thread through the bias) with a
+ *                      reader or another writer inside (ghost counters inW,
+ *                      inR), and no torn read;
  *   no deadlock        every process ends (invalid end states);
  *   bounded waiting    while a thread waits for its turn, no other thread
  *                      gets two turns (tickets are first come, first served),
@@ -85,8 +106,23 @@
 #ifndef SPURIOUS
 #define SPURIOUS 1
 #endif
+#ifndef BIAS
+#define BIAS 1
+#endif
+#ifndef HEAVY_BARRIER
+#define HEAVY_BARRIER 1
+#endif
+#ifndef BIAS_ANY_STATE
+#define BIAS_ANY_STATE 1
+#endif
+
+#define ON 0
+#define REVOKING 1
+#define OFF 2
 
 byte stripe[2];
+byte biased;          /* the bias state: ON, REVOKING, OFF (worker 0 is the bias thread) */
+bit bias_in;          /* worker 0's announcement (`inside` in sections.c) */
 byte next;
 byte turn;            /* served ticket << 1 | sleepers bit */
 bit mutex;
@@ -176,15 +212,27 @@ inline got_turn() {
     }
 }
 
-inline writer_call() {
+/* revoke_bias(), by a turn holder: the state to REVOKING (then, with
+ * HEAVY_BARRIER, the membarrier makes the bias thread's announcement and its
+ * load of the state sequentially consistent with this), wait until the bias
+ * thread is not inside, the state to OFF. */
+inline revoke_bias() {
     if
-    :: atomic { !destroying -> inside++; t = next; next++ }
-    :: destroying -> stopped = 1; goto call_end
-    fi;
+    :: biased == OFF
+    :: biased != OFF ->
+        if :: biased == ON -> biased = REVOKING :: else -> skip fi;
+        bias_in == 0;
+        biased = OFF
+    fi
+}
+
+/* A writer on its turn (t taken): own() revokes the bias, then waits until
+ * every stripe counts zero; then the section. */
+inline writer_on_turn() {
     note_turns(); f0 = fast_entries;
     wait_for_turn(t);
     got_turn();
-    /* own(): wait until every stripe counts zero */
+    revoke_bias();
     stripe[0] == 0;
     stripe[1] == 0;
     atomic { inW++; assert(inW == 1 && inR == 0); assert(fast_entries - f0 < WORKERS) };
@@ -201,6 +249,48 @@ inline writer_call() {
 #endif
 }
 
+inline writer_call() {
+    if
+    :: atomic { !destroying -> inside++; t = next; next++ }
+    :: destroying -> stopped = 1; goto call_end
+    fi;
+    writer_on_turn()
+}
+
+/* The bias thread's call through the bias (rp_exclusive_enter_owned): the
+ * state (a load: the call has not reached the graph), the announcement (its
+ * first access), the state again; RP_BIAS_ON: the section with plain accesses
+ * and no turn; otherwise back off (a ticket, then the announcement withdrawn)
+ * and go on as a writer. Without HEAVY_BARRIER the announcement may become
+ * visible after the second load (a store buffered past a load). */
+inline bias_call() {
+#if HEAVY_BARRIER
+    if
+    :: atomic { !destroying -> inside++; bias_in = 1 }
+    :: destroying -> stopped = 1; goto call_end
+    fi;
+    v = biased;
+#else
+    if
+    :: atomic { !destroying -> inside++; bias_in = 1 }; v = biased
+    :: atomic { !destroying -> inside++; v = biased }; bias_in = 1
+    :: destroying -> stopped = 1; goto call_end
+    fi;
+#endif
+    if
+    :: v == ON ->
+        atomic { inW++; assert(inW == 1 && inR == 0) };
+        d1 = (d1 + 1) % 4;
+        d2 = (d2 + 1) % 4;
+        inW--;
+        atomic { bias_in = 0; inside-- }
+    :: v != ON ->
+        atomic { t = next; next++ };
+        bias_in = 0;
+        writer_on_turn()
+    fi
+}
+
 inline reader_call() {
     s = me % 2;
 #if DEKKER_FENCE
@@ -208,24 +298,26 @@ inline reader_call() {
     :: atomic { !destroying -> inside++; stripe[s]++ }
     :: destroying -> stopped = 1; goto call_end
     fi;
+    b = biased;
     n = next;
     v = turn;
 #else
     if
-    :: atomic { !destroying -> inside++; stripe[s]++ }; n = next; v = turn
-    :: atomic { !destroying -> inside++; n = next }; v = turn;
+    :: atomic { !destroying -> inside++; stripe[s]++ }; b = biased; n = next; v = turn
+    :: atomic { !destroying -> inside++; b = biased }; n = next; v = turn;
        stripe[s]++   /* the increment leaves the store buffer late */
     :: destroying -> stopped = 1; goto call_end
     fi;
 #endif
     if
-    :: n == (v >> 1) -> fast_entries++
+    :: b == OFF && n == (v >> 1) -> fast_entries++
     :: else ->
         atomic { t = next; next++ };
         note_turns();
         stripe[s]--;
         wait_for_turn(t);
         got_turn();
+        revoke_bias();
         stripe[s]++;
         pass_turn(0)
     fi;
@@ -245,7 +337,7 @@ inline reader_call() {
 }
 
 proctype worker(byte me) {
-    byte t, v, n, s, r1, r2, gen, i, f0, call;
+    byte t, v, n, s, b, r1, r2, gen, i, f0, call;
     bit ok, stopped;
     byte seen[WORKERS];
     call = 0;
@@ -254,6 +346,7 @@ proctype worker(byte me) {
     do
     :: call < CALLS && !stopped ->
         if
+        :: me == 0 && BIAS && biased == ON -> bias_call()
         :: writer_call()
         :: reader_call()
         fi;
@@ -261,7 +354,7 @@ call_end:
         /* Forget what the call left in locals: states that differ only there
          * are the same state. */
         atomic {
-            call++; t = 0; v = 0; n = 0; s = 0; r1 = 0; r2 = 0; gen = 0; f0 = 0; ok = 0;
+            call++; t = 0; v = 0; n = 0; s = 0; b = 0; r1 = 0; r2 = 0; gen = 0; f0 = 0; ok = 0;
             i = 0;
             do
             :: i < WORKERS -> seen[i] = 0; i++
@@ -289,6 +382,21 @@ proctype destroyer() {
        if
        :: ok ->
            attempts++;
+           /* bias_thread_inside: never waits; the bias thread inside fails
+            * it, in any state (it may have announced itself after a check
+            * of a state that has changed since: BIAS_ANY_STATE 0 checks only
+            * while the bias is not off). */
+#if BIAS_ANY_STATE
+           if :: biased == ON -> biased = REVOKING :: else -> skip fi;
+           if :: bias_in == 0 -> biased = OFF; ok = 1 :: else -> ok = 0 fi;
+#else
+           if
+           :: biased == OFF -> ok = 1
+           :: biased != OFF ->
+               if :: biased == ON -> biased = REVOKING :: else -> skip fi;
+               if :: bias_in == 0 -> biased = OFF; ok = 1 :: else -> ok = 0 fi
+           fi;
+#endif
            /* The stripes, then `next` again: a reader counted when the CAS
             * happened may since have queued (ticket, then decrement). */
            r0 = stripe[0];
@@ -299,7 +407,7 @@ proctype destroyer() {
            n = t + 1;
 #endif
            if
-           :: r0 == 0 && r1 == 0 && n == t + 1 ->
+           :: ok && r0 == 0 && r1 == 0 && n == t + 1 ->
                lock();
                mutex = 0;
                atomic { assert(inside == 0); closed = 1 };
@@ -321,6 +429,7 @@ init {
         :: w < WORKERS -> run worker(w); w++
         :: else -> break
         od;
+        biased = (BIAS -> ON : OFF);
 #if DESTROYER
         run destroyer()
 #endif

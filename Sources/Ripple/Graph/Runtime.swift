@@ -190,6 +190,9 @@ struct RuntimeState {
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
     var trackedRunNode = rp_node_t()
 
+    /// The ticket of that read's section, for its end.
+    var trackedRunReadTicket: UInt32 = 0
+
     /// Where the write in progress was made (`AtomObject.set(_:fileID:line:)`), for a tracer; nil otherwise.
     var writeSite: String?
 

@@ -208,7 +208,11 @@ public class RippleNode {
         if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
             return beginReadOutsideEvaluation()
         }
-        return beginSection()
+        // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
+        // returns: nothing can change between this call and the caller's load, so the read needs no section.
+        let status = rp_node_read(graph, handle)
+        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        return RippleNode.heldByEvaluationTicket
     }
 
     /// Opens the engine's read section.
@@ -243,6 +247,7 @@ public class RippleNode {
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
     @usableFromInline @inline(__always)
     final func endRead(_ ticket: UInt32) {
+        if ticket == RippleNode.heldByEvaluationTicket { return }
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
@@ -250,8 +255,13 @@ public class RippleNode {
     }
 
     /// The ticket of a read made inside a track section of an async run (never one the engine hands out: those
-    /// are small stripe numbers, or UInt32.max for a read by the thread holding the graph).
+    /// are small stripe numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by
+    /// the thread holding the graph).
     static let trackedForRunTicket = UInt32.max - 1
+
+    /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
+    /// (the engine never hands out 0).
+    static let heldByEvaluationTicket: UInt32 = 0
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
@@ -276,12 +286,13 @@ public class RippleNode {
             _ = rp_async_track_end(graph, run.node)
             runtime.fail(status, "reading", node: self)
         }
+        state.pointee.trackedRunReadTicket = section.ticket
         return RippleNode.trackedForRunTicket
     }
 
     @inline(never)
     private func endReadForRun() {
-        var section = rp_read_section_t(ticket: UInt32.max)
+        var section = rp_read_section_t(ticket: state.pointee.trackedRunReadTicket)
         var status = rp_node_read_end(graph, &section)
         let status2 = rp_async_track_end(graph, state.pointee.trackedRunNode)
         if status == .RP_OK { status = status2 }

@@ -315,13 +315,14 @@ typedef enum RP_CLOSED_ENUM rp_trace_kind {
     RP_TRACE_COMPUTE = 2, /* computed or async `node` computed (an async node: started a run); `changed`:
                            * false is an equality cut-off, nothing downstream re-runs for it */
     RP_TRACE_RUN = 3,     /* effect `node` is about to run (its writes and what they cause follow) */
-    RP_TRACE_RESOLVE = 4  /* a run of async `node` delivered a result (rp_async_resolve_end); `changed` */
+    RP_TRACE_RESOLVE = 4, /* a run of async `node` delivered a result (rp_async_resolve_end); `changed` */
+    RP_TRACE_INVALIDATE = 5 /* rp_node_invalidate marked computed `node` dirty (before anything re-validates) */
 } rp_trace_kind_t;
 
 /* One traced event. `cause` is the dependency whose change made `node`
  * compute or run (the first one re-validation found changed), RP_NODE_NONE
- * when there is none: a first compute or run, an explicit rp_effect_run or
- * rp_async_restart, a dependency disposed, a write. The data pointers are the
+ * when there is none: a first compute or run, an explicit rp_effect_run,
+ * rp_async_restart or rp_node_invalidate, a dependency disposed, a write. The data pointers are the
  * nodes' (NULL for RP_NODE_NONE). */
 typedef struct rp_trace_event {
     rp_trace_kind_t kind;
@@ -387,6 +388,22 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
  * returns, in creation order (RP_ELOOP if they do not settle). Hosts skip the
  * call when the new value equals the current one. RP_EKIND for other kinds. */
 rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node);
+
+/* Marks computed `node` out of date although nothing it read changed, so its
+ * compute runs again: lazily, on the next read, or, when an effect observes
+ * it (directly or through others), in the flush before the call returns.
+ * Its readers are marked as for a write: they re-run only when the new value
+ * differs from the old one (the compute reports *changed false otherwise),
+ * each at most once. Inside a batch, nothing computes before the batch ends;
+ * several invalidations of one node there compute it once. Also inside a
+ * compute or run (of another node): like a write made there. Outside batches,
+ * the effects it makes due run before the call returns and the flush's status
+ * is returned. RP_EKIND for other kinds than RP_KIND_COMPUTED (a source is
+ * written, an effect run with rp_effect_run, an async node restarted with
+ * rp_async_restart); RP_EBUSY inside the node's own compute, or while a
+ * re-validation walks through it. A tracer sees RP_TRACE_INVALIDATE, then
+ * the compute with no cause. */
+rp_status_t rp_node_invalidate(rp_graph_t *graph, rp_node_t node);
 
 /* Batches nest. Effects triggered inside run when the outermost batch ends,
  * in creation order. A batch holds the graph exclusively from begin to end,

@@ -525,6 +525,34 @@ rp_status_t rp_source_set(rp_graph_t *graph, rp_node_t node) {
     return rp_call_exclusive(graph, node, source_set);
 }
 
+/* Like a write, but of a computed whose inputs did not change: it is marked
+ * DIRTY and its readers PENDING, so the next re-validation recomputes it and
+ * its readers re-run only when the new value differs (equality cut-off). */
+static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    if (rec->kind != RP_KIND_COMPUTED) return RP_EKIND;
+    /* Inside its own compute or a walk through it: marking it there would
+     * take the value being computed as already out of date. */
+    if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    /* A walk in progress below (the call came from a compute) keeps the nodes
+     * it passed PENDING, as after a write. */
+    graph->write_epoch++;
+    rec->flags |= RP_F_DIRTY;
+    rec->cause = RP_NO_SLOT;
+    rp_trace(graph, RP_TRACE_INVALIDATE, slot, RP_NO_SLOT, true);
+    /* Even when it is DIRTY already, as for a write: propagation stops at
+     * readers already marked. */
+    rp_propagate(graph, slot);
+    return rp_settle(graph);
+}
+
+rp_status_t rp_node_invalidate(rp_graph_t *graph, rp_node_t node) {
+    return rp_call_exclusive(graph, node, node_invalidate);
+}
+
 rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {
     rp_status_t status = rp_check_dirty(graph, slot, run);
     if (rp_rec(graph, slot)->flags & RP_F_DISPOSING) {

@@ -155,6 +155,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(contentsOf: asyncBenchmarks())
     benchmarks.append(snapshotBenchmark())
     benchmarks.append(storeBenchmark())
+    benchmarks.append(declaredBenchmark())
     return benchmarks
 }
 
@@ -367,6 +368,42 @@ private func storeBenchmark() -> Benchmark {
             notes.append("Ripple/hand \(format(ratio))x")
         }
         row.notes.append("per action→effect: " + notes.joined(separator: ", "))
+    }
+}
+
+/// Declared state (Swift only): a declaration's read against a node's (at most 1.5x inside a body), a family look-up, churn of
+/// 1,000,000 family members read once each, and the memory a member costs and gives back. The Swift column is the
+/// declaration read per 1,000,000 reads; the rest is in the notes and figures.
+private func declaredBenchmark() -> Benchmark {
+    Benchmark(id: "declared", group: "declared", title: "declared state") { row, options in
+        row.observationNote = "not applicable"
+        guard options.swift else { return }
+        let figures = RippleDeclared.run(samples: options.samples(RippleDeclared.defaultSamples))
+        row.swiftMilliseconds = figures.declarationReadNs * Double(RippleDeclared.defaultReads) / 1e6
+        row.failures += figures.failures.map { "Swift: \($0)" }
+        // The bound is on reads inside derivations and effects, where the runtime comes from the thread's
+        // evaluation record. A top-level read also looks up Runtime.current (a task-local): shown, not bounded.
+        if figures.readRatioInBody > 1.5 {
+            row.failures.append(
+                "a declaration read in a body costs \(format(figures.readRatioInBody))x a node read: more than 1.5x")
+        }
+        row.figures["nodeReadNs"] = figures.nodeReadNs
+        row.figures["declarationReadNs"] = figures.declarationReadNs
+        row.figures["nodeReadInBodyNs"] = figures.nodeReadInBodyNs
+        row.figures["declarationReadInBodyNs"] = figures.declarationReadInBodyNs
+        row.figures["familyReadNs"] = figures.familyReadNs
+        row.figures["churnNsPerMember"] = figures.churnNs
+        row.figures["residentBytesBeforeChurn"] = Double(figures.residentBeforeChurn)
+        row.figures["residentBytesAfterChurn"] = Double(figures.residentAfterChurn)
+        row.figures["bytesPerInstance"] = figures.bytesPerInstance
+        let mib = { (bytes: Int) in format(Double(bytes) / 1_048_576) }
+        row.notes.append(
+            "read: node \(format(figures.nodeReadNs)) ns, declaration \(format(figures.declarationReadNs)) ns"
+                + " (\(format(figures.readRatio))x); in a body \(format(figures.nodeReadInBodyNs)) vs"
+                + " \(format(figures.declarationReadInBodyNs)) ns (\(format(figures.readRatioInBody))x);"
+                + " family look-up \(format(figures.familyReadNs)) ns; churn \(format(figures.churnNs)) ns/member;"
+                + " resident \(mib(figures.residentBeforeChurn)) → \(mib(figures.residentAfterChurn)) MiB over"
+                + " \(figures.churnKeys) keys; \(format(figures.bytesPerInstance)) B/member")
     }
 }
 

@@ -157,6 +157,7 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_async_resolve_begin(null_graph, s->h, 1), RP_EINVAL);
     CHECK_ST(rp_async_resolve_end(null_graph, s->h, true), RP_EINVAL);
     CHECK_ST(rp_async_restart(null_graph, s->h), RP_EINVAL);
+    CHECK_ST(rp_node_invalidate(null_graph, s->h), RP_EINVAL);
     rp_read_section_t section = {12345};
     CHECK_ST(rp_node_read_begin(null_graph, s->h, &section), RP_EINVAL);
     CHECK_ST(rp_node_read_begin(g, s->h, null_section), RP_EINVAL);
@@ -265,6 +266,8 @@ static rp_status_t call_resolve(rp_graph_t *g, rp_node_t node)
 
 static rp_status_t call_restart(rp_graph_t *g, rp_node_t node) { return rp_async_restart(g, node); }
 
+static rp_status_t call_invalidate(rp_graph_t *g, rp_node_t node) { return rp_node_invalidate(g, node); }
+
 static const struct {
     const char *name;
     handle_call_t call;
@@ -276,6 +279,7 @@ static const struct {
     {"rp_effect_update", call_update},      {"rp_node_read_begin", call_read_section},
     {"rp_async_run", call_async_run},       {"rp_async_track_begin", call_track},
     {"rp_async_resolve_begin", call_resolve}, {"rp_async_restart", call_restart},
+    {"rp_node_invalidate", call_invalidate},
 };
 
 static void bad_handles_are_refused(void)
@@ -361,6 +365,8 @@ static void kinds_are_checked(void)
     CHECK_ST(rp_effect_update(w.g, s->h), RP_EKIND);
     CHECK_ST(rp_effect_update(w.g, c->h), RP_EKIND);
     CHECK_ST(call_read_section(w.g, e->h), RP_EKIND);
+    CHECK_ST(rp_node_invalidate(w.g, s->h), RP_EKIND);
+    CHECK_ST(rp_node_invalidate(w.g, e->h), RP_EKIND);
     /* An effect with nothing changed: the update does not run it. */
     CHECK_ST(rp_effect_update(w.g, e->h), RP_OK);
     /* The testhost has no `schedule`: no deferred effects. */
@@ -429,6 +435,7 @@ static void async_calls_are_checked(void)
         CHECK_ST(rp_async_resolve_end(w.g, h, true), RP_ESTATE);
         CHECK_ST(rp_async_restart(w.g, h), RP_EKIND);
     }
+    CHECK_ST(rp_node_invalidate(w.g, a->h), RP_EKIND);
     /* Before its first run, every run id is superseded, 0 included. */
     CHECK_EQ(th_async_run(&w, a), 0);
     static const uint64_t runs[] = {0, 1, 2, UINT64_MAX};

@@ -29,6 +29,16 @@
  *      program in a track section (or try a superseded run's), deliver its
  *      result in a resolve section (a stream: as often as they like), and
  *      restart nodes. With mode 8, async computes fail too.
+ *  32  invalidations: operations invalidate computeds (rp_node_invalidate),
+ *      in and out of batches, half the time changing a term of the
+ *      computed's program that lives outside the graph (its `salt`), so that
+ *      the recompute gives a new value, half the time not (an equal value,
+ *      which must stop there).
+ *
+ * The model of an invalidated computed: its program adds its salt; it must
+ * recompute (lazily, or before the call returns when an effect reads it)
+ * though nothing it read changed, and its readers re-run only if its value
+ * did.
  *
  * The model of an async node: its value is "in flight" until its current
  * run resolves, then the program's result over the current values (a run
@@ -87,7 +97,8 @@ enum {
     MODE_DISPOSALS = 4,
     MODE_FAILURES = 8,
     MODE_ASYNC = 16,
-    MODES = 32,
+    MODE_INVALIDATE = 32,
+    MODES = 64,
 };
 
 #define IN_FLIGHT 7L /* an async node's value while its run is in flight (results are 0..4) */
@@ -120,6 +131,9 @@ typedef struct model_node {
     bool has_result;    /* a track section of the current run computed `result` */
     long result;
     bool restarting;    /* rp_async_restart is in progress: a reason to run */
+    /* computeds: invalidations */
+    long salt;        /* a term of its program from outside the graph */
+    bool invalidated; /* invalidated since its last successful compute: a reason to run */
     /* what the host caches */
     long value;
     bool has_value;
@@ -260,7 +274,7 @@ static long model_program(const model_node_t *n, read_entry_t *reads, int *nread
         if (!seen) reads[count++] = (read_entry_t){id, 0, model_value(id)};
     }
     *nreads = count;
-    return (sum + n->add) % 5;
+    return (sum + n->add + n->salt) % 5;
 }
 
 static long model_value(int id)
@@ -390,7 +404,7 @@ static rp_status_t run_program(model_node_t *n, bool fail_now, long *result)
         if ((status = host_read(n, set[i], &v)) != RP_OK) return status;
         sum += v;
     }
-    *result = (sum + n->add) % 5;
+    *result = (sum + n->add + n->salt) % 5;
     if (n->write_target >= 0 && h.nodes[n->write_target].alive) {
         if (n->kind == RP_KIND_COMPUTED && *result % 4 != h.nodes[n->write_target].pending) h.meddling++;
         write_source(n->write_target, *result % 4);
@@ -417,7 +431,7 @@ static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const 
     REQUIRE(++n->computes == 1 || !h.strict, "%s %d ran twice in one operation", what, n->id);
     read_entry_t before[MAX_READS];
     int nbefore = n->nreads;
-    bool must_run = !n->has_value || n->failed;
+    bool must_run = !n->has_value || n->failed || n->invalidated;
     memcpy(before, n->reads, sizeof before);
     trace("%*s%s %d {\n", 2 * callback_depth, "", what, n->id);
     callback_depth++;
@@ -427,6 +441,7 @@ static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const 
     n->failed = status != RP_OK;
     if (status != RP_OK) return status;
     if (!must_run) require_reason_to_run(n, before, nbefore, what);
+    n->invalidated = false;
     memcpy(n->reads, n->current, sizeof n->reads);
     n->nreads = n->ncurrent;
     return RP_OK;
@@ -554,6 +569,9 @@ static void on_trace(void *context, rp_graph_t *graph, const rp_trace_event_t *e
         break;
     case RP_TRACE_RESOLVE:
         REQUIRE(n->kind == RP_KIND_ASYNC, "result traced for node %d, not an async node", n->id);
+        break;
+    case RP_TRACE_INVALIDATE:
+        REQUIRE(n->kind == RP_KIND_COMPUTED && n->invalidated, "invalidation traced for node %d", n->id);
         break;
     }
     if (event->cause_data != NULL) {
@@ -805,6 +823,39 @@ static void async_resolve(model_node_t *n, uint64_t run)
     h.in_batch_write = in_batch_write;
 }
 
+static bool is_computed(const model_node_t *n) { return n->kind == RP_KIND_COMPUTED; }
+
+/* Invalidates a live computed, maybe changing its salt first; now and then
+ * a node of another kind, or a disposed one, which the call refuses. */
+static void invalidate(void)
+{
+    unsigned choice = next();
+    if (choice % 8 == 7) {
+        int id = pick(any_node, true);
+        if (id < 0) return;
+        model_node_t *n = &h.nodes[id];
+        rp_status_t want = !n->alive ? RP_ESTALE : n->kind != RP_KIND_COMPUTED ? RP_EKIND : RP_OK;
+        if (want == RP_OK) return; /* a live computed: the case below */
+        trace("invalidate %d (refused)\n", id);
+        require_status(rp_node_invalidate(h.graph, n->handle), want, "rp_node_invalidate of another kind");
+        return;
+    }
+    int id = pick(is_computed, false);
+    if (id < 0) return;
+    model_node_t *n = &h.nodes[id];
+    if (choice % 2) {
+        n->salt = (n->salt + 1) % 5;
+        h.epoch++;
+    }
+    trace("invalidate %d, salt %ld\n", id, n->salt);
+    n->invalidated = true;
+    bool in_batch_write = h.in_batch_write;
+    h.in_batch_write = h.batch_depth > 0;
+    unsigned long failures = h.failures;
+    require_ok_unless_failed(rp_node_invalidate(h.graph, n->handle), failures, "rp_node_invalidate");
+    h.in_batch_write = in_batch_write;
+}
+
 static void async_operation(unsigned op)
 {
     int id;
@@ -850,7 +901,13 @@ static void async_operation(unsigned op)
 
 static void operation(void)
 {
-    unsigned op = next() % (h.mode & MODE_ASYNC ? 16 : 12);
+    unsigned base = h.mode & MODE_ASYNC ? 16 : 12;
+    unsigned op = next() % (base + (h.mode & MODE_INVALIDATE ? 2 : 0));
+    if (op >= base) {
+        h.op = "invalidate";
+        invalidate();
+        return;
+    }
     unsigned long failures;
     int id;
     switch (op) {

@@ -1,7 +1,8 @@
 /*
  * tracing.c: what a tracer (rp_graph_set_tracer) is told, in order, with
  * causes: a diamond, an equality cut-off, a batch, a dynamic dependency that
- * switches branches, an effect that writes an atom, and removal.
+ * switches branches, an effect that writes an atom, an invalidation, and
+ * removal.
  */
 #include "testhost.h"
 
@@ -11,7 +12,7 @@ static void trace_into_log(void *context, rp_graph_t *graph, const rp_trace_even
 {
     th_world_t *w = context;
     (void)graph;
-    static const char *const kinds[] = {"write", "commit", "compute", "run", "resolve"};
+    static const char *const kinds[] = {"write", "commit", "compute", "run", "resolve", "invalidate"};
     const th_node_t *node = event->data;
     const th_node_t *cause = event->cause_data;
     char entry[96];
@@ -153,6 +154,23 @@ static void a_disposed_cause_is_not_its_slots_next_node(void)
     th_done(&w);
 }
 
+static void an_invalidation_causes_a_compute_without_a_cause(void)
+{
+    harness_begin("an_invalidation_causes_a_compute_without_a_cause");
+    th_world_t w;
+    traced(&w);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", th_scale, 2, s, NULL);
+    th_effect(&w, "e", th_sum, 0, c, NULL);
+    th_take_log(&w);
+    c->arg = 3;
+    CHECK_ST(rp_node_invalidate(w.g, c->h), RP_OK);
+    CHECK_STR(th_take_log(&w), "invalidate c,compute c,run e<-c");
+    CHECK_ST(rp_node_invalidate(w.g, c->h), RP_OK); /* same value */
+    CHECK_STR(th_take_log(&w), "invalidate c,compute c=");
+    th_done(&w);
+}
+
 static void a_removed_tracer_is_told_nothing(void)
 {
     harness_begin("a_removed_tracer_is_told_nothing");
@@ -176,6 +194,7 @@ int main(void)
     a_branch_switch_names_the_condition();
     an_effect_write_causes_the_next_run();
     a_disposed_cause_is_not_its_slots_next_node();
+    an_invalidation_causes_a_compute_without_a_cause();
     a_removed_tracer_is_told_nothing();
     return harness_finish();
 }

@@ -18,6 +18,7 @@
  * added file does not invalidate the cache) still see it. */
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
+#include "ripple_slot_table.h"
 
 #include <stdbool.h>
 
@@ -71,6 +72,19 @@ static inline void *ripple_thread_state_batching(void) {
 
 static inline void ripple_thread_state_set_batching(void *runtime) {
     ripple_thread_batching_runtime = runtime;
+}
+
+/* How many batches this thread has open, in any runtime. Declared state runs
+ * its lifecycle hooks when the outermost one ends (or at once when none is
+ * open and nothing evaluates on this thread). */
+extern _Thread_local long ripple_thread_batch_depth;
+
+static inline long ripple_thread_state_batch_depth(void) {
+    return ripple_thread_batch_depth;
+}
+
+static inline void ripple_thread_state_add_batch_depth(long delta) {
+    ripple_thread_batch_depth += delta;
 }
 
 #endif

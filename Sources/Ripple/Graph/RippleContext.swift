@@ -49,7 +49,10 @@ public func withIsolatedRuntime<T>(
     isolation: isolated (any Actor)? = #isolation, _ body: () throws -> T
 ) rethrows -> T {
     let runtime = Runtime()
-    defer { runtime.dropDeadSubscribers() }
+    defer {
+        runtime.dropDeadSubscribers()
+        runtime.declarations.dropKeptAlive()  // keep-alive instances hold the runtime: they go with the body
+    }
     return try RippleContext.$runtimeOverride.withValue(runtime, operation: body)
 }
 
@@ -76,7 +79,10 @@ public func withIsolatedRuntime<T>(
     isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
 ) async rethrows -> T {
     let runtime = Runtime()
-    defer { runtime.dropDeadSubscribers() }
+    defer {
+        runtime.dropDeadSubscribers()
+        runtime.declarations.dropKeptAlive()  // keep-alive instances hold the runtime: they go with the body
+    }
     return try await RippleContext.$runtimeOverride.withValue(runtime, operation: body, isolation: isolation)
 }
 

@@ -70,17 +70,21 @@ extension Runtime {
                 // strongly), unless that reader is the observer behind a `values` sequence, which must not keep
                 // its node alive (the sequence finishes when the node goes). Must not call into the graph: a
                 // retain does not.
+                // An instance of a declaration is the exception: nothing else may hold it, and an observer that
+                // let it go would see it recreated by its next run, forever.
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if let reader = state.pointee.runningEffect,
-                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }) {
+                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }),
+                   node._withUnsafeGuaranteedRef({ $0.declaredInstance == nil }) {
                     return
                 }
-                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
-                let retains = node._withUnsafeGuaranteedRef { node in
-                    node.isRetainedByReaders = node.retainsWhileWatched
-                    return node.retainsWhileWatched
+                // A try-retain: a declaration's read (`DeclarationStore.read`) may reach a node whose deinit has
+                // begun (it waits for the graph to leave it); such a node is not retained, and goes.
+                node._withUnsafeGuaranteedRef { node in
+                    node.isRetainedByReaders =
+                        node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
                 }
-                if retains { _ = node.retain() }
             },
             unwatched: { _, _, _, data in
                 // The node lost its last reader. The engine delivers this outside any callback and only for a live

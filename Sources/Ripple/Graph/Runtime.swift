@@ -61,10 +61,10 @@ public final class Runtime {
         RippleContext.runtimeOverride ?? shared
     }
 
-    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes keep a copy of
-    /// this pointer, so a read or a write costs no reference counting and no exclusivity check. Only the thread
-    /// holding the graph touches it.
-    let state: UnsafeMutablePointer<RuntimeState>
+    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes reach this
+    /// pointer through their unowned reference to the runtime, so a read or a write costs no reference counting
+    /// and no exclusivity check. Only the thread holding the graph touches it.
+    @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is
     /// held, like `state`.
@@ -84,6 +84,10 @@ public final class Runtime {
     /// Source nodes standing for user-defined ``Publisher`` objects, created on their first tracked read.
     /// A dictionary is allowed here only: Ripple's own nodes never go through it.
     var publisherNodes: [ObjectIdentifier: PublisherNode] = [:]
+
+    /// The instances of declared state in this runtime (``DeclaredAtom``, ``DeclaredDerivation``, families), their
+    /// overrides and their pending lifecycle hooks.
+    let declarations = DeclarationStore()
 
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]

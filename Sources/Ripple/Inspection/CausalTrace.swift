@@ -74,15 +74,19 @@ public final class CausalTrace {
         var nodes: [(line: String, children: [Int])] = []
         var roots: [Int] = []
         var lastEvent: [ObjectIdentifier: Int] = [:]
+        var refreshed: Set<ObjectIdentifier> = []
         for event in events {
             if event.kind == .commit, event.changed { continue }  // the write stands for it
             let parent: Int? =
                 switch event.kind {
-                case .write: event.within.flatMap { lastEvent[$0] }
+                case .write, .refresh: event.within.flatMap { lastEvent[$0] }
                 case .commit: lastEvent[event.nodeID]
+                case .recompute where event.cause == nil && refreshed.contains(event.nodeID):
+                    lastEvent[event.nodeID]  // the refresh stands for its cause
                 case .recompute, .run: event.causeID.flatMap { lastEvent[$0] } ?? event.within.flatMap { lastEvent[$0] }
                 case .result: nil
                 }
+            if event.kind == .refresh { refreshed.insert(event.nodeID) } else { refreshed.remove(event.nodeID) }
             let index = nodes.count
             nodes.append((Self.line(for: event), []))
             if let parent { nodes[parent].children.append(index) } else { roots.append(index) }
@@ -118,6 +122,8 @@ public final class CausalTrace {
             return "\(event.node) ran: \(cause) changed"
         case .result:
             return "\(event.node) result → \(value)\(equal)"
+        case .refresh:
+            return "refresh \(event.node)"
         }
     }
 }

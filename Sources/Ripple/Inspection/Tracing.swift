@@ -27,6 +27,9 @@ public struct TraceEvent: Sendable, Equatable {
         case run
         /// A run of an async derivation delivered its result.
         case result
+        /// A derivation was marked to compute again although nothing it read changed (``Derivation/refresh()``),
+        /// before anything re-validates; its recompute follows, with no cause.
+        case refresh
     }
 
     /// What happened.
@@ -36,7 +39,8 @@ public struct TraceEvent: Sendable, Equatable {
     /// The node it happened to, to tell apart nodes with the same label.
     public let nodeID: ObjectIdentifier
     /// The label of the dependency whose change caused a recompute or a run (the first one re-validation found
-    /// changed); nil for a first compute or run, an explicit ``Effect/run()``, a write or a disposed dependency.
+    /// changed); nil for a first compute or run, an explicit ``Effect/run()`` or ``Derivation/refresh()``, a write
+    /// or a disposed dependency.
     public let cause: String?
     /// The cause's node, to tell apart nodes with the same label.
     public let causeID: ObjectIdentifier?
@@ -123,6 +127,7 @@ extension Runtime {
             case .RP_TRACE_COMPUTE: .recompute
             case .RP_TRACE_RUN: .run
             case .RP_TRACE_RESOLVE: .result
+            case .RP_TRACE_INVALIDATE: .refresh
             }
         tracer(
             TraceEvent(

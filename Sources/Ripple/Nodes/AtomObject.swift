@@ -24,16 +24,23 @@ internal import CRipple
 /// ## Lifetime
 /// The atom leaves the graph when its last reference goes. Derivations and effects that read it keep it alive.
 public final class AtomObject<Value>: RippleNode, Publisher {
+    // The flags first: they fill the end of RippleNode's last word (see there).
+
+    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
+    @exclusivity(unchecked) private var mutatedInPlace = false
+    /// Storage of ``isRestorable``; touched only while the graph is held.
+    @exclusivity(unchecked) private var restorable = true
+
     /// The latest value written: what ``value`` returns.
     @usableFromInline @exclusivity(unchecked) var latest: Value
     /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
     /// so a value written and written back before anyone re-validates is no change.
     @exclusivity(unchecked) private var committed: Value
+    /// The value the atom was created with: what ``reset()`` writes back.
+    private let initial: Value
     /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
     /// non-optional closure stored in a `let` is called without retaining its context.
     @usableFromInline let equals: (Value, Value) -> Bool
-    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
-    @exclusivity(unchecked) private var mutatedInPlace = false
 
     /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
     /// `AtomObject(value, equals: ...)` resolves to them.
@@ -41,7 +48,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     init(initial value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
         latest = value
         committed = value
-        self.equals = equals ?? { _, _ in false }
+        initial = value
+        // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
+        // two allocations per atom.
+        if let equals { self.equals = equals } else { self.equals = { _, _ in false } }
         super.init(runtime: .current, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_SOURCE)
     }
@@ -76,6 +86,24 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             store(newValue)
             state.pointee.writeSite = nil
         }
+    }
+
+    /// Writes back the value the atom was created with, as setting ``value`` to it does: equal to the current
+    /// value, it is no write and nothing runs.
+    ///
+    /// ```swift
+    /// let count = atom(0)
+    /// count.value = 5
+    /// count.reset()              // count.value == 0; readers re-run once
+    /// count.reset()              // already 0: nothing runs
+    /// ```
+    ///
+    /// A declared atom resets through its projected value: `$count.reset()`. A ``Runtime/restore(_:)`` or a
+    /// write does not change what `reset()` writes.
+    ///
+    /// Threading: from any thread, like a write of ``value``.
+    public func reset() {
+        exclusively { store(initial) }
     }
 
     deinit {
@@ -180,9 +208,6 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         set { exclusively { restorable = newValue } }
     }
 
-    /// Storage of ``isRestorable``; touched only while the graph is held.
-    @exclusivity(unchecked) private var restorable = true
-
     override var isSkippedBySnapshots: Bool { !restorable }
 
     override func captureValue() -> CapturedValue? {
@@ -270,10 +295,10 @@ extension AtomObject {
     }
 }
 
-// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`) is written only while its runtime's graph is
-// held exclusively (writes and `update` run in a batch; commits run inside engine calls) and read either there or
-// between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write overlaps
-// (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.
+// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`; `initial` never changes) is written only while
+// its runtime's graph is held exclusively (writes and `update` run in a batch; commits run inside engine calls) and
+// read either there or between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write
+// overlaps (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.
 extension AtomObject: @unchecked Sendable where Value: Sendable {}
 
 /// Creates an atom holding `value`, compared with `==`.

@@ -133,6 +133,41 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         _ = rp_untracked_end(graph)
     }
 
+    /// Runs the body again although nothing it read changed: for a value that depends on something outside the
+    /// graph (the clock, a file, a cache you cleared).
+    ///
+    /// The derivation is marked out of date, as when one of its inputs changes. Unobserved, it recomputes
+    /// lazily, on the next read of ``value``; observed (an effect reads it, directly or through other
+    /// derivations), it recomputes before `refresh()` returns, or when the enclosing ``batch(_:)`` ends. Its
+    /// readers then see the new value glitch-free and re-run once, and only if the new value differs from the old
+    /// one (equality cut-off). Several refreshes in one batch compute it once.
+    ///
+    /// ```swift
+    /// let now = derive { Date.now.formatted(date: .omitted, time: .shortened) }
+    /// let clock = Effect { print(now.value) }
+    /// now.refresh()              // the body runs again; the effect prints only if the text changed
+    /// _ = clock
+    /// ```
+    ///
+    /// Threading: from any thread, like a write. Calling it from inside the derivation's own body (directly, or
+    /// from a body it is reading) traps: the value being computed cannot already be out of date.
+    public func refresh() {
+        let status = rp_node_invalidate(graph, handle)
+        if _slowPath(status != .RP_OK) { failRefresh(status) }
+    }
+
+    @inline(never)
+    private func failRefresh(_ status: rp_status_t) -> Never {
+        guard status == .RP_EBUSY else { runtime.fail(status, "refreshing", node: self) }
+        fatalError(
+            """
+            Ripple: derivation \(label) was refreshed while it was being computed (refresh() was called from its \
+            own body, or from a body it was reading at the time). The value being computed is the one a refresh \
+            would ask for. Fix: call refresh() from outside the derivation's body, for example from an effect or \
+            after the read.
+            """)
+    }
+
     override var kindName: String { "derivation" }
 
     override var valueDescription: String? {

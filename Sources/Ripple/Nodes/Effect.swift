@@ -50,12 +50,11 @@ public final class Effect: RippleNode, Subscriber {
     @exclusivity(unchecked) private var body: (() -> Void)?
     /// Cleanups registered by the current run, in registration order.
     @exclusivity(unchecked) var cleanups: [() -> Void] = []
+    /// Where a deferred or actor-bound effect runs; nil for a synchronous `Sendable` effect, the common case, which
+    /// so pays one word instead of a scheduler existential and an isolation.
+    private let placement: EffectPlacement?
     /// The body is running (guards ``run()`` called from inside it).
     @exclusivity(unchecked) private var isRunning = false
-    /// Where the runs of a deferred effect go; nil for a synchronous effect.
-    private let scheduler: (any EffectScheduler)?
-    /// The actor the body was created on, where every run happens; `.none` for a `Sendable` body.
-    private let isolation: BodyIsolation
     /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
     let isValuesObserver: Bool
     /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
@@ -112,8 +111,11 @@ public final class Effect: RippleNode, Subscriber {
         // Ripple nodes only.
         let tracks = runtime.tracksObservableReads && !isValuesObserver
         self.body = tracks ? runtime.trackingObservableReads(of: body) : body
-        self.scheduler = scheduler
-        self.isolation = isolation
+        if scheduler == nil, case .none = isolation {
+            placement = nil
+        } else {
+            placement = EffectPlacement(scheduler: scheduler, isolation: isolation)
+        }
         self.isValuesObserver = isValuesObserver
         super.init(runtime: runtime, label: label, fileID: fileID, line: line)
         createNode(scheduler == nil ? .RP_KIND_EFFECT : .RP_KIND_DEFERRED_EFFECT)
@@ -194,7 +196,14 @@ public final class Effect: RippleNode, Subscriber {
     override var kindName: String { isValuesObserver ? "values observer" : "effect" }
 
     deinit {
-        cancel()
+        // No cleanups to run (or cancelled already): leaving the graph is all that cancel() would do, and needs no
+        // batch around it; the body goes with the object, outside the graph. No run is in progress or can start
+        // (a run holds a strong reference), so `cleanups` is read without the graph, as the other deinits do.
+        if cancelled || cleanups.isEmpty {
+            leaveGraphBeforeFreeing()
+        } else {
+            cancel()
+        }
     }
 
     /// Runs the body again now, re-recording its dependencies.
@@ -251,6 +260,12 @@ public final class Effect: RippleNode, Subscriber {
         }
     }
 
+    /// Where the runs of a deferred effect go; nil for a synchronous effect.
+    private var scheduler: (any EffectScheduler)? { placement?.scheduler }
+
+    /// The actor the body was created on, where every run happens; `.none` for a `Sendable` body.
+    private var isolation: BodyIsolation { placement?.isolation ?? .none }
+
     override func scheduleUpdate() {
         // A main-actor effect made due on the main actor runs now, like a synchronous effect (no job to allocate).
         if case .mainActor = isolation, MainActorCheck.isCurrent {
@@ -301,3 +316,15 @@ public final class Effect: RippleNode, Subscriber {
 //   that runs jobs on the main actor;
 // - the `values` observer's body is Ripple's own, capturing only a continuation (Sendable) and a weak node.
 extension Effect: @unchecked Sendable {}
+
+/// Where the runs of a deferred or actor-bound ``Effect`` happen: its scheduler and its body's isolation, in an
+/// object of their own so that synchronous effects do not carry them.
+final class EffectPlacement: Sendable {
+    let scheduler: (any EffectScheduler)?
+    let isolation: BodyIsolation
+
+    init(scheduler: (any EffectScheduler)?, isolation: BodyIsolation) {
+        self.scheduler = scheduler
+        self.isolation = isolation
+    }
+}

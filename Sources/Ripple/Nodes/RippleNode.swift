@@ -37,25 +37,46 @@ public class RippleNode {
         unownedRuntime
     }
 
-    /// The runtime, unowned: `runtimeOwner` keeps it alive for Ripple's own nodes, and the runtime owns the
-    /// internal nodes that stand for user-defined publishers and subscribers.
-    private unowned(unsafe) let unownedRuntime: Runtime
-
-    /// Keeps the runtime alive. Nil only for the internal nodes that stand for user-defined publishers and
-    /// subscribers, which the runtime itself owns (a strong reference back would be a cycle).
-    private let runtimeOwner: Runtime?
+    /// The runtime, unowned: Ripple's own nodes hold a strong reference by hand (`ownsRuntime`: retained in
+    /// `init`, released at the end of `deinit`), one word instead of an unowned and an optional strong reference;
+    /// the runtime itself owns the internal nodes that stand for user-defined publishers and subscribers (a
+    /// strong reference back would be a cycle).
+    @usableFromInline unowned(unsafe) let unownedRuntime: Runtime
 
     /// The runtime's evaluation state, reached without reference counting (only while the graph is held).
-    /// Inlinable for the change-log check of an atom's write.
-    @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
+    /// Inlinable for the change-log check of an atom's write. Read through the runtime rather than stored: a
+    /// word less per node, for a load on paths that already run a body.
+    @inlinable var state: UnsafeMutablePointer<RuntimeState> {
+        unownedRuntime.state
+    }
 
     /// The engine's graph of this node's runtime.
     let graph: OpaquePointer
+
+    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
+    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
+    /// is only needed by trap messages and inspection.
+    var explicitLabel: String? { labelBox?.label }
+    let fileID: String
+    var line: Int { Int(storedLine) }
+    /// The label given at creation, in a box of its own: an unlabeled node (the common case) pays one word, not
+    /// an optional string's two.
+    private let labelBox: NodeLabel?
+
+    // The fields below come last, smallest last, so that the node ends unaligned (76 bytes) and a subclass's first
+    // small fields fill the rest of the word (an atom's flags: its object then fits a smaller malloc size class).
 
     /// The engine's handle. Set once, when the node is created: for an effect, by its first run or its scheduling,
     /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
     /// reads it on another thread without holding the graph).
     @exclusivity(unchecked) var handle = rp_node_t()
+
+    /// Where the node was created: the line (see `fileID`), next to `handle` and the flags below so that they
+    /// share one aligned word.
+    private let storedLine: Int32
+
+    /// `init` retained the runtime, so `deinit` releases it.
+    private let ownsRuntime: Bool
 
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
     let retainsWhileWatched: Bool
@@ -64,15 +85,12 @@ public class RippleNode {
     /// unwatched callback releases it. Touched only while the graph is held.
     @exclusivity(unchecked) var isRetainedByReaders = false
 
+    /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
+    /// the runtime's store); nil for every other node. Set once, before the node is shared.
+    @exclusivity(unchecked) var declaredInstance: DeclaredInstanceRecord?
+
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
-
-    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
-    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
-    /// is only needed by trap messages and inspection.
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
     /// where it was created.
@@ -119,17 +137,19 @@ public class RippleNode {
     init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,
          retainsWhileWatched: Bool = true) {
         self.unownedRuntime = runtime
-        self.runtimeOwner = ownsRuntime ? runtime : nil
-        self.state = runtime.state
+        self.ownsRuntime = ownsRuntime
+        if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
-        self.explicitLabel = label
+        self.labelBox = label.map(NodeLabel.init)
         self.fileID = fileID
-        self.line = line
+        self.storedLine = Int32(clamping: line)
     }
 
     deinit {
         leaveGraphBeforeFreeing()
+        // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+        if ownsRuntime { Unmanaged.passUnretained(unownedRuntime).release() }
     }
 
     /// Removes the node from the graph at the start of a deinit, before the subclass frees anything its callbacks
@@ -317,5 +337,14 @@ public class RippleNode {
     /// is held, inside the restore's batch.
     func restoreValue(_ captured: CapturedValue) {
         preconditionFailure("Ripple: internal error: restoreValue(_:) called on \(label), which is not an atom.")
+    }
+}
+
+/// The label a node was given at creation (``RippleNode/label``), kept out of the node itself.
+final class NodeLabel: Sendable {
+    let label: String
+
+    init(_ label: String) {
+        self.label = label
     }
 }

@@ -44,14 +44,18 @@ extension Runtime {
     private func beginBatch() {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
+        ripple_thread_state_add_batch_depth(1)
         // In this batch: its effects see the main actor's earlier writes of observed properties too.
         if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: self) }
     }
 
     @inline(__always)
     private func endBatch() {
+        ripple_thread_state_add_batch_depth(-1)
         let status = rp_batch_end(graph)
         if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
+        // Lifecycle hooks of declared state run once the outermost batch has flushed.
+        if _slowPath(declarations.hasPendingHooks) { declarations.runHooksIfOutermost() }
     }
 }
 

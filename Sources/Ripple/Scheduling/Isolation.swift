@@ -95,3 +95,23 @@ struct MainActorInlineScheduler: EffectScheduler {
 func callableWhereIsolated<T>(_ body: @escaping @isolated(any) @Sendable () -> T) -> () -> T {
     unsafeBitCast(body, to: (@Sendable () -> T).self)
 }
+
+/// The same for an effect's body, cast inside non-generic structs: a function value handed to the generic
+/// `unsafeBitCast` directly is converted to the generic calling convention and back, which wraps it in two
+/// reabstraction thunks (two allocations per effect); a struct holding it is cast as it is.
+@inlinable
+func callableWhereIsolated(_ body: @escaping @isolated(any) @Sendable () -> Void) -> () -> Void {
+    unsafeBitCast(IsolatedEffectBody(body: body), to: EffectBody.self).body
+}
+
+/// An effect's body with its isolation, and without: one layout (`IsolationTests`), so that one casts to the other.
+@usableFromInline
+struct IsolatedEffectBody {
+    @usableFromInline let body: @isolated(any) @Sendable () -> Void
+    @inlinable init(body: @escaping @isolated(any) @Sendable () -> Void) { self.body = body }
+}
+
+@usableFromInline
+struct EffectBody {
+    @usableFromInline let body: @Sendable () -> Void
+}

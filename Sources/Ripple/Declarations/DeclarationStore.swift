@@ -1,0 +1,317 @@
+internal import CRipple
+internal import CRippleThreadState
+
+/// A runtime's instances of declared state: for each declaration (``DeclaredAtom``, ``DeclaredDerivation``), the
+/// node that stands for it in this runtime, and for each family one table of members by key.
+///
+/// The store holds its instances unowned: an instance lives while something holds its node (a caller, or the
+/// derivations and effects that read it, which hold what they read strongly), or while the store keeps it alive
+/// (declarations made with `keepAlive: true`). When the node goes, its ``DeclaredInstanceRecord`` (which the node
+/// owns) takes it out of the store and queues its release hook. A look-up takes the store's lock, loads the slot
+/// and takes a strong reference with a try-retain, which fails once the node's deinit has begun: the look-up then
+/// creates a fresh instance.
+///
+/// Lifecycle hooks are queued, in the order their events happen, and run when the outermost batch on the thread
+/// that caused them ends, or at once when that thread is in no batch and evaluates nothing.
+final class DeclarationStore {
+    /// Guards every stored property below; never held while calling into the graph or into user code.
+    private let lock = SpinLock()
+    /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
+    /// read without it by ``read(_:in:_:)`` (ripple_slot_table.h).
+    let slots: UnsafeMutablePointer<ripple_slot_table>
+    /// The member table of each family, by its index; created on the family's first use in this runtime.
+    private var familyTables: [Int: AnyObject] = [:]
+    /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
+    /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)-(Override...)``.
+    private var overrides: [Int: Any] = [:]
+    /// Overrides of single family members, by family index and key; they win over the family's override.
+    private var memberOverrides: [Int: [AnyHashable: Any]] = [:]
+    /// Instances of keep-alive declarations: they stay until the runtime goes (or, for the fresh runtime of
+    /// `withIsolatedRuntime`, until its body returns).
+    private var keptAlive: [RippleNode] = []
+    /// Lifecycle hooks waiting to run, in the order their events happened.
+    private var pendingHooks: [() -> Void] = []
+    /// How many hooks wait: written under the lock, loaded without it at the end of every batch (one relaxed
+    /// load, paired with nothing: a hook queued meanwhile by another thread is run by that thread).
+    private let pendingCount: UnsafeMutablePointer<CLong>
+    /// How many live instances the store knows of.
+    private var liveCount = 0
+    /// Whether the update-hook listener is registered with the runtime's change log.
+    var listensForUpdates = false
+
+    init() {
+        guard let table = ripple_slot_table_create() else {
+            fatalError("Ripple: out of memory creating a runtime's table of declared instances.")
+        }
+        slots = table
+        pendingCount = .allocate(capacity: 1)
+        pendingCount.initialize(to: 0)
+    }
+
+    deinit {
+        ripple_slot_table_destroy(slots)
+        lock.deallocate()
+        pendingCount.deallocate()
+    }
+
+    /// Opens a read section on the instance in `index`'s slot (recording the read, as a node read does) without
+    /// taking the lock or a reference. The section's object is nil when the slot is empty, the node has left the
+    /// graph meanwhile, or the read needs the general path (a read an async run may make, or any failure, which
+    /// the general path reports); then no section is open.
+    @inline(__always)
+    func beginRead(_ index: Int, in runtime: Runtime, evaluating: Bool) -> DeclaredReadSection {
+        var entry = ripple_slot_entry()
+        let miss = DeclaredReadSection(object: nil, ticket: 0, runtime: Unmanaged.passUnretained(runtime))
+        guard ripple_slot_table_load(slots, index, &entry) else { return miss }
+        if !evaluating, ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
+        var section = rp_read_section_t()
+        let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
+        guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
+        // The node is in the graph and cannot leave it before the section ends: its object is alive until then.
+        return DeclaredReadSection(object: entry.object, ticket: section.ticket, runtime: miss.runtime)
+    }
+
+    /// The live node in `index`'s slot, retained, or nil.
+    func existing(at index: Int) -> RippleNode? {
+        lock.withLock { retainedNode(at: index) }
+    }
+
+    /// The node in `index`'s slot, retained, unless its deinit has begun. Under the lock.
+    private func retainedNode(at index: Int) -> RippleNode? {
+        var entry = ripple_slot_entry()
+        guard ripple_slot_table_load(slots, index, &entry), let object = entry.object,
+            ripple_object_try_retain(object)
+        else { return nil }
+        return Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
+    }
+
+    /// Puts `node` in `index`'s slot unless another thread put a live one there first, which is then returned
+    /// (retained) instead. Returns nil when `node` went in.
+    func install(_ node: RippleNode, at index: Int, keepAlive: Bool) -> RippleNode? {
+        lock.withLock {
+            if let other = retainedNode(at: index) { return other }
+            var dying = ripple_slot_entry()
+            // An instance whose deinit began and has not yet taken itself out: replaced here, counted out here.
+            if ripple_slot_table_load(slots, index, &dying) { liveCount -= 1 }
+            let handle = node.handle
+            let entry = ripple_slot_entry(
+                object: Unmanaged.passUnretained(node).toOpaque(), slot: handle.slot, generation: handle.generation,
+                graph_tag: handle.graph_tag)
+            guard ripple_slot_table_store(slots, index, entry) else {
+                fatalError("Ripple: more than \(RIPPLE_SLOT_CHUNK * RIPPLE_SLOT_CHUNKS) declarations, or out of memory.")
+            }
+            liveCount += 1
+            if keepAlive { keptAlive.append(node) }
+            return nil
+        }
+    }
+
+    /// Takes `node` out of `index`'s slot if it is still there. Called by the node's record as the node goes.
+    func remove(_ node: UnsafeMutableRawPointer, at index: Int) {
+        lock.withLock {
+            var entry = ripple_slot_entry()
+            guard ripple_slot_table_load(slots, index, &entry), entry.object == node else { return }
+            _ = ripple_slot_table_store(slots, index, ripple_slot_entry())
+            liveCount -= 1
+        }
+    }
+
+    /// The member table of family `index`, created on first use.
+    func table<Key: Hashable>(of index: Int, keyedBy: Key.Type) -> FamilyTable<Key> {
+        lock.withLock {
+            if let table = familyTables[index] { return unsafeDowncast(table, to: FamilyTable<Key>.self) }
+            let table = FamilyTable<Key>()
+            familyTables[index] = table
+            return table
+        }
+    }
+
+    /// The live member of family `index` for `key`, retained, or nil.
+    func existing<Key: Hashable>(family index: Int, for key: Key) -> RippleNode? {
+        lock.withLock {
+            guard let table = familyTables[index],
+                let node = unsafeDowncast(table, to: FamilyTable<Key>.self).members[key]
+            else { return nil }
+            return ripple_object_try_retain(node.toOpaque()) ? node.takeRetainedValue() : nil
+        }
+    }
+
+    /// Puts `node` in `table` for `key`, as ``install(_:at:keepAlive:)`` does for a slot.
+    func install<Key>(_ node: RippleNode, in table: FamilyTable<Key>, for key: Key, keepAlive: Bool) -> RippleNode? {
+        lock.withLock {
+            if let other = table.members[key] {
+                if ripple_object_try_retain(other.toOpaque()) { return other.takeRetainedValue() }
+                liveCount -= 1  // dying and not yet taken out: replaced here, counted out here
+            }
+            table.members[key] = Unmanaged.passUnretained(node)
+            liveCount += 1
+            if keepAlive { keptAlive.append(node) }
+            return nil
+        }
+    }
+
+    /// Takes `node` out of `table` if it is still the member for `key`.
+    func remove<Key>(_ node: UnsafeMutableRawPointer, from table: FamilyTable<Key>, for key: Key) {
+        lock.withLock {
+            guard table.members[key]?.toOpaque() == node else { return }
+            table.members[key] = nil
+            // Give the storage back after a burst of keys (a dictionary keeps its capacity when emptied).
+            if table.members.isEmpty, table.members.capacity > 64 { table.members = [:] }
+            liveCount -= 1
+        }
+    }
+
+    /// Every live member of family `index` with its key, retained.
+    func liveMembers<Key: Hashable>(family index: Int, keyedBy: Key.Type) -> [(key: Key, node: RippleNode)] {
+        lock.withLock {
+            guard let table = familyTables[index] else { return [] }
+            return unsafeDowncast(table, to: FamilyTable<Key>.self).members.compactMap { key, node in
+                ripple_object_try_retain(node.toOpaque()) ? (key, node.takeRetainedValue()) : nil
+            }
+        }
+    }
+
+    /// How many members family `index` has.
+    func memberCount(family index: Int) -> Int {
+        lock.withLock {
+            guard let table = familyTables[index] else { return 0 }
+            return (table as! any FamilyTableProtocol).count
+        }
+    }
+
+    /// How many live instances this store holds.
+    var instanceCount: Int {
+        lock.withLock { liveCount }
+    }
+
+    /// The override registered for the declaration or family `index`, or nil.
+    func override(for index: Int) -> Any? {
+        lock.withLock { overrides[index] }
+    }
+
+    /// The override of family `index`'s member for `key`: its own, else the family's, else nil.
+    func override<Key: Hashable>(family index: Int, for key: Key) -> (member: Any?, family: Any?) {
+        lock.withLock { (memberOverrides[index]?[AnyHashable(key)], overrides[index]) }
+    }
+
+    /// Registers `body` as the override of family `index`'s member for `key`.
+    func setOverride<Key: Hashable>(_ body: Any, family index: Int, for key: Key) {
+        lock.withLock { memberOverrides[index, default: [:]][AnyHashable(key)] = body }
+    }
+
+    /// Registers `body` as the override of the declaration or family `index`.
+    func setOverride(_ body: Any, for index: Int) {
+        lock.withLock {
+            overrides[index] = body
+            memberOverrides[index] = nil  // a whole family's override replaces its members' own
+        }
+    }
+
+    /// Lets go of the keep-alive instances: used when a fresh isolated runtime's body returned, since the
+    /// instances hold the runtime (a cycle otherwise).
+    func dropKeptAlive() {
+        let dropped = lock.withLock {
+            defer { keptAlive = [] }
+            return keptAlive
+        }
+        _ = dropped  // released here, outside the lock: their deinit takes it
+    }
+
+    /// Queues a lifecycle hook and runs the queue if this thread is in no batch and evaluates nothing.
+    func enqueue(_ hook: @escaping () -> Void) {
+        lock.withLock {
+            pendingHooks.append(hook)
+            ripple_counter_add(pendingCount, 1)
+        }
+        runHooksIfOutermost()
+    }
+
+    /// Runs the queued hooks, in order, if this thread is in no batch and evaluates nothing. Hooks may write
+    /// state, which may queue more hooks: they run too, before this returns.
+    func runHooksIfOutermost() {
+        guard ripple_thread_state_batch_depth() == 0, EvaluationThreadState.innermost == nil else { return }
+        while true {
+            let hooks: [() -> Void] = lock.withLock {
+                defer {
+                    ripple_counter_add(pendingCount, -CLong(pendingHooks.count))
+                    pendingHooks = []
+                }
+                return pendingHooks
+            }
+            if hooks.isEmpty { return }
+            for hook in hooks { hook() }
+        }
+    }
+
+    /// Runs the queued hooks if there are any and this thread is outside every batch and evaluation: for reads,
+    /// whose recomputations may have queued update hooks.
+    @inline(__always)
+    func runHooksIfPending() {
+        if _slowPath(hasPendingHooks) { runHooksIfOutermost() }
+    }
+
+    /// Whether hooks are waiting (a relaxed load, for the end of a batch).
+    @inline(__always)
+    var hasPendingHooks: Bool {
+        ripple_counter_load(pendingCount) != 0
+    }
+}
+
+/// The members of one family in one runtime, by key (unowned, as slots are).
+final class FamilyTable<Key: Hashable>: FamilyTableProtocol {
+    /// Touched only under the store's lock.
+    var members: [Key: Unmanaged<RippleNode>] = [:]
+
+    var count: Int { members.count }
+}
+
+/// A family table whatever its key type, for counting.
+protocol FamilyTableProtocol: AnyObject {
+    var count: Int { get }
+}
+
+// The store's mutable state is touched only under `lock` (every method above takes it), except the slot table's
+// lock-free reads (see ripple_slot_table.h); the nodes it names are reached through try-retain or inside a read
+// section of their node. So sharing it between threads is safe.
+extension DeclarationStore: @unchecked Sendable {}
+extension FamilyTable: @unchecked Sendable {}
+
+/// A read of a declaration's instance in progress: the instance's object (nil: take the general path), and what
+/// ends the read. Built by `DeclaredReads.begin(_:)`; the inlined accessors load the value in between.
+@usableFromInline
+struct DeclaredReadSection {
+    @usableFromInline let object: UnsafeMutableRawPointer?
+    let ticket: UInt32
+    /// The runtime the read goes to, unretained (the caller's runtime, alive for the read).
+    @usableFromInline let runtime: Unmanaged<Runtime>
+}
+
+/// The read path of declarations, split as a node read is (`RippleNode.beginRead`/`endRead`): the generic,
+/// inlinable accessor loads the value between these two calls, so that it is specialized in the caller's module.
+@usableFromInline
+enum DeclaredReads {
+    /// Starts a read of the declaration at `index` in the runtime declarations use now.
+    @usableFromInline
+    static func begin(_ index: Int) -> DeclaredReadSection {
+        // Inside an evaluation (the common case), the runtime is the thread's evaluating one: used without a
+        // reference count, as `Runtime.forDeclarations` would return it.
+        if let evaluating = EvaluationThreadState.innermost {
+            return Unmanaged<Runtime>.fromOpaque(evaluating)._withUnsafeGuaranteedRef { runtime in
+                runtime.declarations.beginRead(index, in: runtime, evaluating: true)
+            }
+        }
+        let runtime = Runtime.current
+        return runtime.declarations.beginRead(index, in: runtime, evaluating: false)
+    }
+
+    /// Ends a read that `begin(_:)` opened (its object was not nil).
+    @usableFromInline
+    static func end(_ section: DeclaredReadSection) {
+        section.runtime._withUnsafeGuaranteedRef { runtime in
+            var readSection = rp_read_section_t(ticket: section.ticket)
+            let status = rp_node_read_end(runtime.graph, &readSection)
+            if _slowPath(status != .RP_OK) { runtime.fail(status, "reading a declaration", node: nil) }
+            runtime.declarations.runHooksIfPending()
+        }
+    }
+}

@@ -1,0 +1,154 @@
+/// An async derivation declared once, as a global or static value, with one instance per runtime.
+///
+/// Make one with `declare.derived { () async throws -> Value in ... }`. Its instance (an ``AsyncDerivation``) is
+/// created in the current runtime on first use; its body runs with that runtime as ``Runtime/current``, so the
+/// declarations it reads are that runtime's (and their overrides apply).
+///
+/// ```swift
+/// let apiClient = declare.atom(equals: { _, _ in false }) { APIClient() as any APIClientProtocol }
+/// let book = declare.derived { () async throws -> Book in
+///     try await apiClient.value.fetchBook(isbn: "978-0")
+/// }
+///
+/// withIsolatedRuntime(overriding: apiClient.overridden(with: MockAPIClient())) { () async throws in
+///     print(try await book.node.value.title)
+/// }
+/// ```
+///
+/// ## Threading
+/// From any thread; the body runs on the cooperative pool.
+///
+/// ## Lifetime
+/// As for ``DeclaredDerivation``; releasing the instance cancels its run in flight.
+public final class DeclaredAsyncDerivation<Value: Sendable> {
+    let index: Int
+    let body: @Sendable () async throws -> Value
+    let equals: ((Value, Value) -> Bool)?
+    let keepAlive: Bool
+    let lifecycle: Lifecycle<Value>
+    let explicitLabel: String?
+    let fileID: String
+    let line: Int
+
+    init(
+        equals: ((Value, Value) -> Bool)?, keepAlive: Bool, lifecycle: Lifecycle<Value>, label: String?,
+        fileID: String, line: Int, body: @escaping @Sendable () async throws -> Value
+    ) {
+        index = DeclarationIndex.next()
+        self.body = body
+        self.equals = equals
+        self.keepAlive = keepAlive
+        self.lifecycle = lifecycle
+        self.explicitLabel = label
+        self.fileID = fileID
+        self.line = line
+    }
+
+    /// This declaration's instance in the current runtime, created if it has none (without starting a run: that
+    /// happens on the first read of its phase or value).
+    ///
+    /// ```swift
+    /// let node = book.node              // an AsyncDerivation<Book>
+    /// print(node.phase)                 // suspending: the first read starts the run
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
+    public var node: AsyncDerivation<Value> {
+        let runtime = Runtime.forDeclarations
+        if let existing = runtime.declarations.existing(at: index) {
+            return unsafeDowncast(existing, to: AsyncDerivation<Value>.self)
+        }
+        return makeNode(in: runtime)
+    }
+
+    @inline(never)
+    private func makeNode(in runtime: Runtime) -> AsyncDerivation<Value> {
+        let overridden = runtime.declarations.override(for: index) as? @Sendable () async throws -> Value
+        let box = ReplaceableBody(overridden ?? body, in: runtime, tracksReplacement: true)
+        let node = runtime.createInstance(
+            slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
+        ) {
+            runtime.creatingInstance {
+                AsyncDerivation<Value>(
+                    starter: AsyncDerivation.starter(running: box), equals: equals,
+                    label: explicitLabel, fileID: fileID, line: line, runtime: runtime)
+            }
+        }
+        return unsafeDowncast(node, to: AsyncDerivation<Value>.self)
+    }
+
+    /// Where the instance's value stands: a tracked read of ``AsyncDerivation/phase``.
+    ///
+    /// ```swift
+    /// let render = Effect { print(book.phase) }
+    /// ```
+    ///
+    /// Threading: from any thread.
+    public var phase: AsyncPhase<Value> {
+        node.phase
+    }
+
+    /// The instance in the current runtime if it has one, without creating it.
+    ///
+    /// ```swift
+    /// print(book.existingNode == nil)
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
+    public var existingNode: AsyncDerivation<Value>? {
+        Runtime.forDeclarations.declarations.existing(at: index)
+            .map { unsafeDowncast($0, to: AsyncDerivation<Value>.self) }
+    }
+
+    /// An override that makes this declaration succeed with `value` in a runtime.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: book.overridden(with: Book(title: "Fake"))) { ... }
+    /// ```
+    ///
+    /// - Parameter value: the value every run returns.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(with value: Value) -> Override {
+        overridden { value }
+    }
+
+    /// An override that runs `body` instead of the declared body. An existing instance's current run is stale at
+    /// once: if it is observed, a run of the new body starts in the override's flush.
+    ///
+    /// ```swift
+    /// let failing = book.overridden { throw URLError(.notConnectedToInternet) }
+    /// ```
+    ///
+    /// - Parameter body: the new body.
+    ///
+    /// Threading: as for ``overridden(with:)``.
+    public func overridden(by body: @escaping @Sendable () async throws -> Value) -> Override {
+        Override { runtime in
+            runtime.declarations.setOverride(body, for: self.index)
+            if let node = runtime.declarations.existing(at: self.index) {
+                ReplaceableBody<@Sendable () async throws -> Value>.of(node).replace(with: body, in: node)
+            }
+        }
+    }
+}
+
+// Every stored property is immutable; the equality is `==` or a closure the caller passed as `@Sendable`.
+extension DeclaredAsyncDerivation: @unchecked Sendable {}
+
+extension AsyncDerivation {
+    /// Starts a run of a declared derivation's current body (a run has its runtime as ``Runtime/current``, so the
+    /// declarations it reads are that runtime's). Reading the body (and its hidden generation atom) is the run's
+    /// first dependency, so an override makes the run stale.
+    static func starter(running box: ReplaceableBody<@Sendable () async throws -> Value>) -> Starter
+    where Value: Sendable {
+        { run, node in
+            run.start {
+                let body = box.currentFromRun
+                let result: Result<Value, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                node.node?.resolve(run, with: result)
+            }
+        }
+    }
+}

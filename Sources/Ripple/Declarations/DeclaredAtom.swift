@@ -1,0 +1,187 @@
+/// An atom declared once, as a global or static value, with one instance per runtime.
+///
+/// Make one with `declare.atom { default }`. Its instance (an ``AtomObject``) is created in the current runtime
+/// on first use, from the default, and lives there: every test in `withIsolatedRuntime` gets a fresh one. Reading
+/// ``value`` inside a derivation or an effect tracks like reading a node; ``node`` is the instance itself, to pass
+/// to code that takes nodes.
+///
+/// ```swift
+/// let todos = declare.atom { [Todo]() }
+///
+/// withIsolatedRuntime {
+///     let list = todos.node             // holds the instance while `list` lives
+///     list.value.append(Todo("Buy milk"))
+///     print(todos.value.count)          // 1
+/// }
+/// ```
+///
+/// ## Threading
+/// Usable from any thread, like a node: each runtime's instance is created once, whichever threads race for it.
+///
+/// ## Lifetime
+/// An instance lives while something holds it: a caller holding ``node``, or a live effect (or a derivation a live
+/// effect reads) that read it. Then it is released, and the next use starts again from the default. A write to an
+/// instance nobody holds is therefore lost at once: hold ``node`` (or observe it), or declare it
+/// `keepAlive: true` to keep it for the runtime's lifetime.
+public final class DeclaredAtom<Value> {
+    /// The slot of this declaration in every runtime's store.
+    @usableFromInline let index: Int
+    /// Computes the default value: at the instance's creation and on ``reset()``.
+    let makeDefault: @Sendable () -> Value
+    let equals: (Value, Value) -> Bool
+    let keepAlive: Bool
+    let lifecycle: Lifecycle<Value>
+    let explicitLabel: String?
+    let fileID: String
+    let line: Int
+
+    init(
+        equals: @escaping (Value, Value) -> Bool, keepAlive: Bool, lifecycle: Lifecycle<Value>,
+        label: String?, fileID: String, line: Int, makeDefault: @escaping @Sendable () -> Value
+    ) {
+        index = DeclarationIndex.next()
+        self.makeDefault = makeDefault
+        self.equals = equals
+        self.keepAlive = keepAlive
+        self.lifecycle = lifecycle
+        self.explicitLabel = label
+        self.fileID = fileID
+        self.line = line
+    }
+
+    /// This declaration's instance in the current runtime (the one evaluating on this thread, else
+    /// ``Runtime/current``), created from the default if it has none.
+    ///
+    /// ```swift
+    /// let count = declare.atom { 0 }
+    /// let node = count.node        // an AtomObject<Int>
+    /// node.value += 1
+    /// print(count.value)           // 1: the same instance, held by `node`
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
+    public var node: AtomObject<Value> {
+        node(in: .forDeclarations)
+    }
+
+    /// This declaration's instance in `runtime`, created if it has none.
+    @inline(__always)
+    func node(in runtime: Runtime) -> AtomObject<Value> {
+        if let existing = runtime.declarations.existing(at: index) {
+            return unsafeDowncast(existing, to: AtomObject<Value>.self)
+        }
+        return makeNode(in: runtime)
+    }
+
+    @inline(never)
+    private func makeNode(in runtime: Runtime) -> AtomObject<Value> {
+        let node = runtime.createInstance(slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle)) {
+            runtime.creatingInstance {
+                AtomObject(
+                    initial: currentDefault(in: runtime)(), equals: equals, label: explicitLabel, fileID: fileID, line: line)
+            }
+        }
+        return unsafeDowncast(node, to: AtomObject<Value>.self)
+    }
+
+    /// The default in `runtime`: its override, or the declared one.
+    func currentDefault(in runtime: Runtime) -> @Sendable () -> Value {
+        (runtime.declarations.override(for: index) as? @Sendable () -> Value) ?? makeDefault
+    }
+
+    /// The value of this declaration's instance in the current runtime (created from the default on first use).
+    ///
+    /// Getting it records a read, like ``AtomObject/value``; setting it writes the instance.
+    ///
+    /// ```swift
+    /// let name = declare.atom { "Ripple" }
+    /// let greeting = declare.derived { "Hello, \(name.value)" }
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: see the type's discussion: a write to an instance nobody holds
+    /// is lost when the write returns.
+    @inlinable
+    public var value: Value {
+        get {
+            let section = DeclaredReads.begin(index)
+            guard let object = section.object else { return slowValue(in: section.runtime) }
+            let value = Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
+            DeclaredReads.end(section)
+            return value
+        }
+        set { node.value = newValue }
+    }
+
+    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`).
+    @usableFromInline
+    func slowValue(in runtime: Unmanaged<Runtime>) -> Value {
+        node(in: runtime.takeUnretainedValue()).value
+    }
+
+    /// Reads and writes the instance's value in one atomic step, as ``AtomObject/update(_:)``.
+    ///
+    /// ```swift
+    /// let hits = declare.atom(keepAlive: true) { 0 }
+    /// hits.update { $0 += 1 }
+    /// ```
+    ///
+    /// - Parameter body: modifies the value.
+    ///
+    /// Threading: from any thread.
+    @discardableResult
+    public func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try node.update(body)
+    }
+
+    /// The instance in the current runtime if it has one, without creating it (and without recording a read).
+    ///
+    /// ```swift
+    /// let count = declare.atom { 0 }
+    /// print(count.existingNode == nil)     // true: never used here
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
+    public var existingNode: AtomObject<Value>? {
+        Runtime.forDeclarations.declarations.existing(at: index).map { unsafeDowncast($0, to: AtomObject<Value>.self) }
+    }
+
+    /// An override that makes `value` this declaration's default in a runtime.
+    ///
+    /// Give it to `withIsolatedRuntime(overriding:_:)` or ``Runtime/override(_:)-(Override...)``. An existing instance takes
+    /// the new default at once.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: count.overridden(with: 10)) {
+    ///     print(count.value)    // 10
+    /// }
+    /// ```
+    ///
+    /// - Parameter value: the value to use as the default.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(with value: Value) -> Override where Value: Sendable {
+        overridden { value }
+    }
+
+    /// An override that computes this declaration's default in a runtime with `body` instead of the declared one.
+    ///
+    /// ```swift
+    /// let fake = count.overridden { Int.random(in: 1...6) }
+    /// ```
+    ///
+    /// - Parameter body: computes the default; it may read other declarations.
+    ///
+    /// Threading: as for ``overridden(with:)``.
+    public func overridden(by body: @escaping @Sendable () -> Value) -> Override {
+        Override { runtime in
+            runtime.declarations.setOverride(body, for: self.index)
+            if let node = runtime.declarations.existing(at: self.index) {
+                unsafeDowncast(node, to: AtomObject<Value>.self).value = runtime.creatingInstance(body)
+            }
+        }
+    }
+}
+
+// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
+// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
+extension DeclaredAtom: @unchecked Sendable {}

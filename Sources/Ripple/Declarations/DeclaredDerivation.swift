@@ -1,0 +1,236 @@
+/// A derivation declared once, as a global or static value, with one instance per runtime.
+///
+/// Make one with `declare.derived { ... }`. Its body reads nodes and other declarations; its instance (a
+/// ``Derivation``) is created in the current runtime on first use and is lazy and cached like any derivation.
+///
+/// ```swift
+/// let todos = declare.atom { [Todo]() }
+/// let remaining = declare.derived { todos.value.filter { !$0.isDone }.count }
+///
+/// withIsolatedRuntime {
+///     let list = todos.node
+///     list.value = [Todo("Buy milk")]
+///     print(remaining.value)            // 1
+/// }
+/// ```
+///
+/// ## Threading
+/// As for ``DeclaredAtom``: from any thread. The body runs wherever a read needs it, so it must be `Sendable`.
+///
+/// ## Lifetime
+/// As for ``DeclaredAtom``: an instance lives while a caller holds ``node`` or a live reader reads it (or for the
+/// runtime's lifetime with `keepAlive: true`); once released, the next use computes it afresh.
+public final class DeclaredDerivation<Value> {
+    @usableFromInline let index: Int
+    let body: @Sendable () -> Value
+    let equals: ((Value, Value) -> Bool)?
+    let keepAlive: Bool
+    let lifecycle: Lifecycle<Value>
+    let explicitLabel: String?
+    let fileID: String
+    let line: Int
+
+    init(
+        equals: ((Value, Value) -> Bool)?, keepAlive: Bool, lifecycle: Lifecycle<Value>, label: String?,
+        fileID: String, line: Int, body: @escaping @Sendable () -> Value
+    ) {
+        index = DeclarationIndex.next()
+        self.body = body
+        self.equals = equals
+        self.keepAlive = keepAlive
+        self.lifecycle = lifecycle
+        self.explicitLabel = label
+        self.fileID = fileID
+        self.line = line
+    }
+
+    /// This declaration's instance in the current runtime (the one evaluating on this thread, else
+    /// ``Runtime/current``), created if it has none.
+    ///
+    /// ```swift
+    /// let total = declare.derived { prices.value.reduce(0, +) }
+    /// let node = total.node             // a Derivation<Int>
+    /// let show = Effect { print(node.value) }
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
+    public var node: Derivation<Value> {
+        let runtime = Runtime.forDeclarations
+        if let existing = runtime.declarations.existing(at: index) {
+            return unsafeDowncast(existing, to: Derivation<Value>.self)
+        }
+        return makeNode(in: runtime)
+    }
+
+    @inline(never)
+    private func makeNode(in runtime: Runtime) -> Derivation<Value> {
+        let overridden = runtime.declarations.override(for: index) as? @Sendable () -> Value
+        let box = ReplaceableBody(overridden ?? body, in: runtime)
+        let node = runtime.createInstance(
+            slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
+        ) {
+            box.makeDerivation(equals: equals, updated: lifecycle.updated, label: explicitLabel, fileID: fileID, line: line)
+        }
+        return unsafeDowncast(node, to: Derivation<Value>.self)
+    }
+
+    /// The value of this declaration's instance in the current runtime: a tracked read, as
+    /// ``Derivation/value``.
+    ///
+    /// ```swift
+    /// let doubled = declare.derived { count.value * 2 }
+    /// print(doubled.value)
+    /// ```
+    ///
+    /// Threading: from any thread.
+    @inlinable
+    public var value: Value {
+        let section = DeclaredReads.begin(index)
+        guard let object = section.object else { return slowValue() }
+        let value = Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
+        DeclaredReads.end(section)
+        return value
+    }
+
+    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`); then runs the
+    /// update hooks its recomputation queued, if it is outermost.
+    @usableFromInline
+    func slowValue() -> Value {
+        let node = node
+        let value = node.value
+        node.runtime.declarations.runHooksIfPending()
+        return value
+    }
+
+    /// The instance in the current runtime if it has one, without creating it (and without recording a read).
+    ///
+    /// ```swift
+    /// print(remaining.existingNode == nil)      // true until first used
+    /// ```
+    ///
+    /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
+    public var existingNode: Derivation<Value>? {
+        Runtime.forDeclarations.declarations.existing(at: index).map { unsafeDowncast($0, to: Derivation<Value>.self) }
+    }
+
+    /// An override that makes this declaration's value `value` in a runtime.
+    ///
+    /// ```swift
+    /// withIsolatedRuntime(overriding: remaining.overridden(with: 3)) {
+    ///     print(remaining.value)    // 3
+    /// }
+    /// ```
+    ///
+    /// - Parameter value: the value the instance takes.
+    ///
+    /// Threading: the override is a value; apply it from any thread.
+    public func overridden(with value: Value) -> Override where Value: Sendable {
+        overridden { value }
+    }
+
+    /// An override that computes this declaration with `body` instead of the declared one. An existing instance
+    /// switches at once: what reads it re-validates in the same flush.
+    ///
+    /// ```swift
+    /// let fake = remaining.overridden { 42 }
+    /// ```
+    ///
+    /// - Parameter body: the new body; it may read nodes and declarations, which it then depends on.
+    ///
+    /// Threading: as for ``overridden(with:)``.
+    public func overridden(by body: @escaping @Sendable () -> Value) -> Override {
+        Override { runtime in
+            runtime.declarations.setOverride(body, for: self.index)
+            if let node = runtime.declarations.existing(at: self.index) {
+                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body, in: node)
+            }
+        }
+    }
+}
+
+// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
+// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
+extension DeclaredDerivation: @unchecked Sendable {}
+
+/// The body of one declared derivation's instance, which an override replaces. A synchronous instance is then
+/// refreshed (``Derivation/refresh()``); an async one reads `generation` (a hidden atom) at the start of each
+/// run, so replacing the body and bumping it makes the run stale in the override's batch, like any write.
+final class ReplaceableBody<Body> {
+    /// Read and written only while the graph is held (in the compute, at the start of a run inside a batch, and
+    /// in an override's batch).
+    @exclusivity(unchecked) private var body: Body
+    /// For async instances only: bumped by a replacement.
+    private let generation: AtomObject<Int>?
+    /// The runtime of the instance.
+    let runtime: Runtime
+
+    init(_ body: Body, in runtime: Runtime, tracksReplacement: Bool = false) {
+        self.body = body
+        self.runtime = runtime
+        generation = tracksReplacement
+            ? runtime.creatingInstance { AtomObject(initial: 0, equals: nil, label: nil, fileID: "", line: 0) }
+            : nil
+    }
+
+    /// The current body, read inside the instance's compute (the graph is held).
+    var current: Body { body }
+
+    /// The current body for an async run's task, which does not hold the graph: a read of `generation` (so that
+    /// a replacement makes the run stale), then the body, loaded inside a batch.
+    var currentFromRun: Body {
+        _ = generation?.value
+        return runtime.batch { body }
+    }
+
+    /// The body held by the record of `node`, a declared derivation's instance.
+    static func of(_ node: RippleNode) -> ReplaceableBody<Body> {
+        unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: ReplaceableBody<Body>.self)
+    }
+
+    /// Runs `next` from now on, and makes the instance `node` out of date. Called inside an override's batch.
+    func replace(with next: Body, in node: RippleNode) {
+        body = next
+        if let generation {
+            generation.value &+= 1
+        } else {
+            (node as! any RefreshableDerivation).refresh()  // an instance without `generation` is a Derivation
+        }
+    }
+}
+
+extension ReplaceableBody {
+    /// A declared derivation instance's node: a derivation that runs the current body, with the declaration's
+    /// equality, and queues the update hook when a recomputation changes the value.
+    func makeDerivation<Value>(
+        equals: ((Value, Value) -> Bool)?, updated: (@Sendable (Value, Value) -> Void)?, label: String?,
+        fileID: String, line: Int
+    ) -> Derivation<Value> where Body == @Sendable () -> Value {
+        let store = runtime.declarations
+        return Derivation(
+            recompute: { [self] cache, initialized in
+                let next = current()
+                guard initialized else {
+                    cache.initialize(to: next)
+                    return true
+                }
+                if let equals, equals(cache.pointee, next) { return false }
+                if let updated {
+                    let old = cache.pointee
+                    store.enqueue { updated(old, next) }
+                }
+                cache.pointee = next
+                return true
+            }, label: label, fileID: fileID, line: line, runtime: runtime)
+    }
+}
+
+// `body` is touched only while the runtime's graph is held (see its comment), and bodies are Sendable closures;
+// `generation` is a Sendable node and `runtime` is Sendable.
+extension ReplaceableBody: @unchecked Sendable {}
+
+/// A synchronous derivation, whatever its value type: what an override of a declared derivation refreshes.
+protocol RefreshableDerivation: AnyObject {
+    func refresh()
+}
+
+extension Derivation: RefreshableDerivation {}

@@ -1,0 +1,87 @@
+// Reset and refresh of declared state: a declared atom goes back to its default, evaluated again (its override's,
+// if the runtime has one); a declared derivation recomputes although its inputs did not change. Both act on the
+// current runtime's instance, and do nothing when it has none (there is nothing to reset or refresh).
+
+extension DeclaredAtom {
+    /// Writes the default again into this declaration's instance in the current runtime: the default is
+    /// evaluated afresh (the runtime's override, if any), and the write is an ordinary one (equal: no change).
+    ///
+    /// ```swift
+    /// let draft = declare.atom { "" }
+    /// let held = draft.node
+    /// held.value = "Hello"
+    /// draft.reset()
+    /// print(held.value)        // ""
+    /// ```
+    ///
+    /// Threading: from any thread. Does nothing if the runtime has no instance.
+    public func reset() {
+        let runtime = Runtime.forDeclarations
+        guard let node = existingNode else { return }
+        node.value = runtime.creatingInstance(currentDefault(in: runtime))
+    }
+}
+
+extension AtomFamily {
+    /// Writes the default again into the member for `key` in the current runtime, evaluated afresh.
+    ///
+    /// ```swift
+    /// let score = declare.atomFamily { (player: String) in 0 }
+    /// score.reset("ada")
+    /// ```
+    ///
+    /// - Parameter key: which member.
+    ///
+    /// Threading: from any thread. Does nothing if the member does not exist.
+    public func reset(_ key: Key) {
+        let runtime = Runtime.forDeclarations
+        guard let node = existingNode(for: key) else { return }
+        node.value = runtime.creatingInstance(currentDefault(for: key, in: runtime))
+    }
+}
+
+extension DeclaredDerivation {
+    /// Recomputes this declaration's instance in the current runtime although nothing it read changed, as
+    /// ``Derivation/refresh()`` does.
+    ///
+    /// ```swift
+    /// let now = declare.derived { Date() }
+    /// now.refresh()             // readers see a new date
+    /// ```
+    ///
+    /// Threading: from any thread, not from the derivation's own body. Does nothing if the runtime has no
+    /// instance.
+    public func refresh() {
+        existingNode?.refresh()
+    }
+}
+
+extension DerivationFamily {
+    /// Recomputes the member for `key` in the current runtime although nothing it read changed.
+    ///
+    /// ```swift
+    /// let avatar = declare.derivedFamily { (id: Int) in cache.image(for: id) }
+    /// avatar.refresh(42)
+    /// ```
+    ///
+    /// - Parameter key: which member.
+    ///
+    /// Threading: as for ``DeclaredDerivation/refresh()``. Does nothing if the member does not exist.
+    public func refresh(_ key: Key) {
+        existingNode(for: key)?.refresh()
+    }
+}
+
+extension DeclaredAsyncDerivation {
+    /// Starts a new run of this declaration's instance in the current runtime with the same inputs, and returns
+    /// when it has finished, as ``AsyncDerivation/refresh()``.
+    ///
+    /// ```swift
+    /// await book.refresh()      // fetch again
+    /// ```
+    ///
+    /// Threading: from any task. Does nothing if the runtime has no instance.
+    public func refresh() async {
+        await existingNode?.refresh()
+    }
+}

@@ -1,0 +1,86 @@
+internal import CRipple
+
+// How a declaration finds or creates its instance in a runtime. The read path (an existing instance) is one lock,
+// one slot load and one try-retain: `DeclarationStore.existing(at:)`. Creating an instance is out of line.
+extension Runtime {
+    /// The runtime declarations use: the one evaluating on this thread (inside a derivation or an effect, the
+    /// reader's, whose reads must go to its own graph), else ``Runtime/current``.
+    @inline(__always)
+    static var forDeclarations: Runtime {
+        if let evaluating = EvaluationThreadState.innermost {
+            return Unmanaged<Runtime>.fromOpaque(evaluating).takeUnretainedValue()
+        }
+        return .current
+    }
+
+    /// Creates the node of a plain declaration (slot `index`) with `make`, installs it, and queues its
+    /// initialized hook. If another thread installed one first, returns that one.
+    @inline(never)
+    func createInstance(
+        slot index: Int, keepAlive: Bool, lifecycle: ErasedLifecycle, body: AnyObject? = nil,
+        _ make: () -> RippleNode
+    ) -> RippleNode {
+        let store = declarations
+        let record = DeclaredInstanceRecord(store: store, hooks: lifecycle, body: body) { [store] node in
+            store.remove(node, at: index)
+        }
+        return install(make(), record: record, lifecycle: lifecycle) { node in
+            store.install(node, at: index, keepAlive: keepAlive)
+        }
+    }
+
+    /// Creates the member of a family for `key` with `make`, as ``createInstance(slot:keepAlive:lifecycle:body:_:)``
+    /// does for a plain declaration.
+    @inline(never)
+    func createInstance<Key: Hashable & Sendable>(
+        in table: FamilyTable<Key>, for key: Key, keepAlive: Bool, lifecycle: ErasedLifecycle,
+        body: AnyObject? = nil, _ make: () -> RippleNode
+    ) -> RippleNode {
+        let store = declarations
+        let record = DeclaredInstanceRecord(store: store, hooks: lifecycle, body: body) { [store] node in
+            store.remove(node, from: table, for: key)
+        }
+        return install(make(), record: record, lifecycle: lifecycle) { node in
+            store.install(node, in: table, for: key, keepAlive: keepAlive)
+        }
+    }
+
+    private func install(
+        _ node: RippleNode, record: DeclaredInstanceRecord, lifecycle: ErasedLifecycle,
+        into store: (RippleNode) -> RippleNode?
+    ) -> RippleNode {
+        record.node = Unmanaged.passUnretained(node).toOpaque()
+        record.isInstalled = true  // before the node can be found; undone below if it is not
+        node.declaredInstance = record
+        if let winner = store(node) {
+            record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
+            return winner
+        }
+        if lifecycle.updated != nil, node is AnyAtomObject { listenForDeclaredUpdates() }
+        if let initialized = lifecycle.initialized { declarations.enqueue(initialized) }
+        return node
+    }
+
+    /// Registers, once per runtime, the change-log listener that queues the update hooks of declared atoms.
+    private func listenForDeclaredUpdates() {
+        batch {
+            if declarations.listensForUpdates { return }
+            declarations.listensForUpdates = true
+            changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(declarations)) { change in
+                change.atom.declaredInstance?.reportUpdate(old: change.oldValue, new: change.newValue)
+            })
+            state.pointee.changeHookCount = changeHooks.count
+        }
+    }
+
+    /// Runs `body` with this runtime as ``Runtime/current``, untracked: where a declaration computes an atom's
+    /// default (which may read other declarations) and creates its instance.
+    func creatingInstance<T>(_ body: () -> T) -> T {
+        if Runtime.current === self { return untracked(body) }
+        return RippleContext.$runtimeOverride.withValue(self) { untracked(body) }
+    }
+}
+
+/// An atom, whatever its value type: only atoms report updates through the change log.
+protocol AnyAtomObject: AnyObject {}
+extension AtomObject: AnyAtomObject {}

@@ -14,7 +14,7 @@ extension Runtime {
         }
     }
 
-    /// `body` inside `observing { }`, for an effect of this runtime.
+    /// `body` inside `observing { }`, for an effect of this runtime (`unowned(unsafe)` for the same reason).
     func trackingObservableReads(of body: @escaping () -> Void) -> () -> Void {
         { [unowned(unsafe) self] in observingInEvaluation(body) }
     }

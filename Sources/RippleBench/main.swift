@@ -11,7 +11,8 @@
 // and counter is checked; a failed check makes the run exit with status 1.
 // --columns picks what to run (all four by default), for profiling one of
 // them. --compare prints the table of scripts/bench-compare from the reports
-// it saved in DIR (see Compare.swift).
+// it saved in DIR (see Compare.swift). With RIPPLE_BENCH_TRACKS_OBSERVABLE_READS set,
+// the Kairo shapes' Swift API column runs in a Runtime(tracksObservableReads: true).
 import Foundation
 import RippleBenchShapes
 

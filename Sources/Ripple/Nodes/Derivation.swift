@@ -53,7 +53,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         recompute: @escaping Recompute, label: String?, fileID: String, line: Int, runtime: Runtime = .current,
         isolation: BodyIsolation = .none
     ) {
-        self.recompute = recompute
+        // Decided once, here: a runtime without the setting pays nothing per evaluation.
+        self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
         self.isolation = isolation
         cached = .allocate(capacity: 1)
         super.init(runtime: runtime, label: label, fileID: fileID, line: line)

@@ -107,7 +107,10 @@ public final class Effect: RippleNode, Subscriber {
         runtime: Runtime, scheduler: (any EffectScheduler)?, isolation: BodyIsolation = .none,
         isValuesObserver: Bool = false, label: String?, fileID: String, line: Int, body: @escaping () -> Void
     ) {
-        self.body = body
+        // Decided once, here: a runtime without the setting pays nothing per run. Ripple's own observers read
+        // Ripple nodes only.
+        let tracks = runtime.tracksObservableReads && !isValuesObserver
+        self.body = tracks ? runtime.trackingObservableReads(of: body) : body
         if scheduler == nil, case .none = isolation {
             placement = nil
         } else {

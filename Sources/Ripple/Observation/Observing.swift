@@ -23,7 +23,9 @@
 ///   its next write (both come after the write), so that no read on the main actor sees a value from before it;
 /// - written anywhere else outside a batch: Ripple traps, because nothing tells it when the write is complete.
 ///
-/// Only the reads inside `read` are tracked, so bodies that read no `@Observable` object pay nothing. Each call that
+/// Only the reads inside `read` are tracked, so bodies that read no `@Observable` object pay nothing. A runtime
+/// created with ``Runtime/init(settleBound:tracksObservableReads:)`` and `tracksObservableReads: true` tracks every
+/// body of its derivations and effects this way, without `observing`. Each call that
 /// read observable properties stays registered with their objects until one of those properties changes (Observation
 /// has no public way to cancel a tracking): a body that re-runs very often for other reasons should read them
 /// through a derivation of their own, which re-runs only when they change.

@@ -1,3 +1,4 @@
+import Foundation
 import Ripple
 
 /// The Kairo shapes through Ripple's Swift API.
@@ -7,7 +8,8 @@ public enum RippleKairo {
         samples: Int = KairoShape.defaultSamples,
         calls: Int = KairoShape.defaultCalls
     ) -> ShapeResult {
-        let runtime = Runtime()
+        // RIPPLE_BENCH_TRACKS_OBSERVABLE_READS=1 measures the same shapes with every body tracking @Observable reads.
+        let runtime = Runtime(tracksObservableReads: getenv("RIPPLE_BENCH_TRACKS_OBSERVABLE_READS") != nil)
         return withIsolatedRuntime(using: runtime) {
             let verifier = Verifier()
             let instance = build(shape, runtime: runtime, verifier: verifier)

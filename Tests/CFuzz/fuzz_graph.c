@@ -780,10 +780,13 @@ static void async_track(model_node_t *n, uint64_t run)
     }
     callback_depth--;
     if (status != RP_OK) REQUIRE(status == RP_ENOMEM && h.failures != failures, "track read: %s", rp_status_string(status));
-    bool alive = n->alive;
     failures = h.failures;
     require_ok_unless_failed(rp_async_track_end(h.graph, n->handle), failures, "rp_async_track_end");
-    if (!alive) return;
+    /* The end runs the effects the section's reads made due (a disposal in a
+     * compute it ran): one may have disposed the node, or re-validated it and
+     * started a new run, which has read nothing and has no result yet. The
+     * section's reads and result are only this run's. */
+    if (!n->alive || n->run != run) return;
     memcpy(n->reads, n->current, sizeof n->reads);
     n->nreads = n->ncurrent;
     n->has_result = status == RP_OK;

@@ -819,7 +819,17 @@ static void a_stale_read_in_a_track_section_marks_the_readers(void)
     CHECK(th_check(&w));
     /* e re-validated a at the section's end: c changed, so a started run 3. */
     CHECK_EQ(a->computes, 3);
-    CHECK(th_async_run(&w, a) != r2);
+    uint64_t r3 = th_async_run(&w, a);
+    CHECK(r3 != r2);
+    /* The section computed run 2's result, and run 2 is superseded: its
+     * resolve is refused, and run 3, which has read nothing yet, must not be
+     * given that result (the fuzzer's host once did). */
+    CHECK_ST(th_async_resolve(&w, a, r2, a->pending), RP_ESUPERSEDED);
+    CHECK_EQ(a->resolves, 1);
+    CHECK_EQ(th_read(&w, a), TH_IN_FLIGHT);
+    CHECK_EQ(th_dep_count(&w, a), 0);
+    CHECK_EQ(a->computes, 3);
+    CHECK_EQ(e->value, TH_IN_FLIGHT);
     th_done(&w);
 }
 

@@ -32,9 +32,9 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
 void rp_propagate(rp_graph_t *graph, uint32_t root) {
     size_t base = graph->stack_top;
     uint32_t node = root;
+    rp_node_rec_t *rec = rp_rec(graph, node); /* node's record, kept along with it */
     uint32_t position = 0;
     for (;;) {
-        rp_node_rec_t *rec = rp_rec(graph, node);
         if (position < rec->nsubs) {
             rp_edge_t edge = rec->subs[position++];
             rp_node_rec_t *sub = rp_rec(graph, edge.node);
@@ -55,6 +55,7 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
                 /* Descending from a node's last subscriber leaves nothing to come back for. */
                 if (position < rec->nsubs) push_frame(graph, node, position);
                 node = edge.node;
+                rec = sub;
                 position = 0;
             }
             continue;
@@ -62,6 +63,7 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
         if (graph->stack_top == base) return;
         rp_frame_t frame = graph->stack[--graph->stack_top];
         node = frame.node;
+        rec = rp_rec(graph, node);
         position = frame.position;
     }
 }
@@ -231,9 +233,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
      * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = graph->write_epoch;
     bool dirty = false;
-    rp_rec(graph, root)->flags |= RP_F_CHECKING;
+    rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
+    rec->flags |= RP_F_CHECKING;
     for (;;) {
-        rp_node_rec_t *rec = rp_rec(graph, current);
         if (!dirty && position < rec->ndeps) {
             uint32_t dep = rec->deps[position++].node;
             rp_node_rec_t *dep_rec = rp_rec(graph, dep);
@@ -269,6 +271,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
                 push_frame(graph, current, position);
                 current = dep;
+                rec = dep_rec;
                 position = 0;
                 dep_rec->flags |= RP_F_CHECKING;
             }
@@ -298,7 +301,8 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             rp_node_finish_if_disposing(graph, current);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
-        if (dirty && tracing) rp_rec(graph, frame.node)->cause = current;
+        rec = rp_rec(graph, frame.node);
+        if (dirty && tracing) rec->cause = current;
         current = frame.node;
         position = frame.position;
     }
@@ -381,31 +385,55 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     return status;
 }
 
-/* A read by the thread holding the graph. Effects it makes due are left for
- * the caller's rp_settle. */
-static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
-    /* The common case in one pass: a live, idle, up-to-date node read again in
-     * the same place by the active reader's run. Everything else takes the
-     * general path below, which also names the error. */
-    uint32_t slot = node.slot;
-    if (node.graph_tag != graph->tag || slot >= graph->nslots) return read_slow(graph, node);
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+/* The record of `node` when it is a live, idle, up-to-date node that can be
+ * read (not an effect); NULL otherwise (the general path names the error). */
+static inline rp_node_rec_t *fresh_record(const rp_graph_t *graph, rp_node_t node) {
+    if (node.graph_tag != graph->tag || node.slot >= graph->nslots) return NULL;
+    rp_node_rec_t *rec = rp_rec(graph, node.slot);
     uint16_t flags = rec->flags;
     if (rec->generation != node.generation || node.generation == 0 ||
         (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
-        return read_slow(graph, node);
+        return NULL;
     }
+    return rec;
+}
+
+/* Whether the active `reader` has already recorded its read of `rec` in this
+ * run, confirming it on the way when it is the next read of the previous run
+ * (the common case: the same reads in the same order). Otherwise the read
+ * links through rp_link_slow. A read repeated in the same run is answered by
+ * the stamp: only this run links or confirms a node with its stamp. */
+static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot) {
+    uint32_t cursor = reader->cursor;
+    if (cursor < reader->ndeps && reader->deps[cursor].node == slot) {
+        reader->cursor = cursor + 1;
+        rec->read_stamp = reader->run_stamp;
+        return true;
+    }
+    return rec->read_stamp == reader->run_stamp;
+}
+
+/* A read by the thread holding the graph. Effects it makes due are left for
+ * the caller's rp_settle. */
+static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    if (rec == NULL) return read_slow(graph, node);
     rp_node_rec_t *reader = graph->active_rec;
-    if (reader != NULL && !graph->untracked_depth) {
-        uint32_t cursor = reader->cursor;
-        if (cursor < reader->ndeps && reader->deps[cursor].node == slot) {
-            reader->cursor = cursor + 1;
-            rec->read_stamp = reader->run_stamp;
-        } else {
-            return rp_link_slow(graph, slot, graph->active);
-        }
-    }
-    return RP_OK;
+    if (reader == NULL || graph->untracked_depth || read_confirmed(reader, rec, node.slot)) return RP_OK;
+    return rp_link_slow(graph, node.slot, graph->active);
+}
+
+/* The common read inside a compute or an effect's run: an up-to-date node
+ * whose read is already recorded or confirmed in place. Nothing is left to
+ * settle (a run is an implicit batch) and nothing was left queued for the
+ * read to take up (those wait for a read outside runs), so the whole call is
+ * this test: no nesting to count, no section to end. */
+static inline bool read_in_run(rp_graph_t *graph, rp_node_t node) {
+    if (!rp_exclusive_held(graph)) return false;
+    rp_node_rec_t *reader = graph->active_rec;
+    if (reader == NULL) return false;
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    return rec != NULL && (graph->untracked_depth || read_confirmed(reader, rec, node.slot));
 }
 
 /* Effects that an earlier flush left queued when it stopped with an error were
@@ -425,6 +453,12 @@ static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
 
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
+    if (read_in_run(graph, node)) {
+        /* A nesting of the run's exclusive section, which rp_node_read_end ends. */
+        graph->sections.depth++;
+        section->ticket = RP_TICKET_EXCLUSIVE;
+        return RP_OK;
+    }
     void *self = rp_thread_self();
     if (rp_sync_load_ptr(&graph->sections.owner) == self) {
         graph->sections.depth++;
@@ -470,6 +504,7 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
 }
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
+    if (graph != NULL && read_in_run(graph, node)) return RP_OK;
     rp_read_section_t section;
     rp_status_t status = rp_node_read_begin(graph, node, &section);
     if (status) return status;

@@ -26,7 +26,7 @@ static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t positio
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     /* A scheduled deferred effect is taken up by the update its host will make. */
-    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue(graph, slot);
+    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
 void rp_propagate(rp_graph_t *graph, uint32_t root) {
@@ -124,8 +124,8 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, and unlinks what the run did not read again. */
 static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
-                                                                        bool *changed, bool tracing) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+                                                                        rp_node_rec_t *rec, bool *changed,
+                                                                        bool tracing) {
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     graph->untracked_depth = 0;
 
     rp_status_t status = RP_OK;
-    rp_node_t handle = rp_handle(graph, slot);
+    rp_node_t handle = {slot, rec->generation, graph->tag};
     /* Taken now: a change during the run marks it again, with its own cause. */
     uint32_t cause = RP_NO_SLOT;
     if (tracing) {
@@ -177,34 +177,42 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
 
 /* Traced and untraced copies of the same code: without a tracer, a run pays
  * one test of graph->tracer and nothing else. */
-static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    return run_tracked_as(graph, slot, changed, true);
+static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
+                                                                 rp_node_rec_t *rec, bool *changed) {
+    return run_tracked_as(graph, slot, rec, changed, true);
 }
 
-static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, changed);
-    return run_tracked_as(graph, slot, changed, false);
+/* `rec` is the record of `slot`: callers have it at hand (records never move). */
+static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false);
+}
+
+/* rp_node_finish_if_disposing for a caller that has the record. */
+static inline void finish_if_disposing(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
+    if ((rec->flags & RP_F_DISPOSING) && !(rec->flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
 void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
     bool unused;
-    (void)run_tracked(graph, slot, &unused);
-    rp_node_finish_if_disposing(graph, slot);
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    (void)run_tracked(graph, slot, rec, &unused);
+    finish_if_disposing(graph, slot, rec);
 }
 
 /* Brings a DIRTY dependency up to date. A source is committed; a computed is
  * recomputed. *changed says whether its readers must recompute. */
-static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
         rec->flags &= (uint16_t)~RP_F_DIRTY;
         *changed = graph->callbacks.commit == NULL ||
-                   graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
+                   graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                           rec->data);
         rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
-    rp_status_t status = run_tracked(graph, slot, changed);
-    rp_node_finish_if_disposing(graph, slot);
+    rp_status_t status = run_tracked(graph, slot, rec, changed);
+    finish_if_disposing(graph, slot, rec);
     return status;
 }
 
@@ -257,7 +265,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 bool changed = false;
                 /* On the stack while `dep` computes, so a cycle back to it is reported whole. */
                 push_frame(graph, current, position);
-                rp_status_t status = update(graph, dep, &changed);
+                rp_status_t status = update(graph, dep, dep_rec, &changed);
                 graph->stack_top--;
                 if (status) {
                     unwind(graph, base, current);
@@ -288,7 +296,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         }
         if (dirty) {
             bool changed = false;
-            rp_status_t status = update(graph, current, &changed);
+            rp_status_t status = update(graph, current, rec, &changed);
             if (status) {
                 graph->stack_top--;
                 unwind(graph, base, graph->stack[graph->stack_top].node);
@@ -298,7 +306,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (changed && rec->nsubs > 1) shallow_propagate(graph, current);
         } else {
             if (unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
-            rp_node_finish_if_disposing(graph, current);
+            finish_if_disposing(graph, current, rec);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
         rec = rp_rec(graph, frame.node);
@@ -365,7 +373,7 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
-        (void)update(graph, slot, &changed);
+        (void)update(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot);
         return RP_OK;
     }
@@ -380,7 +388,7 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     }
     if (!dirty) return RP_OK;
     bool changed = false;
-    rp_status_t status = update(graph, slot, &changed);
+    rp_status_t status = update(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot);
     return status;
 }
@@ -423,17 +431,13 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
     return rp_link_slow(graph, node.slot, graph->active);
 }
 
-/* The common read inside a compute or an effect's run: an up-to-date node
- * whose read is already recorded or confirmed in place. Nothing is left to
- * settle (a run is an implicit batch) and nothing was left queued for the
- * read to take up (those wait for a read outside runs), so the whole call is
- * this test: no nesting to count, no section to end. */
-static inline bool read_in_run(rp_graph_t *graph, rp_node_t node) {
-    if (!rp_exclusive_held(graph)) return false;
-    rp_node_rec_t *reader = graph->active_rec;
-    if (reader == NULL) return false;
-    rp_node_rec_t *rec = fresh_record(graph, node);
-    return rec != NULL && (graph->untracked_depth || read_confirmed(reader, rec, node.slot));
+/* Whether the calling thread is inside a compute or an effect's run (so it
+ * holds the graph). A read there has nothing to settle (a run is an implicit
+ * batch) and no effects left queued to take up (those wait for a read outside
+ * runs): the whole call is read_held, with no nesting to count (the run's
+ * own section is open) and, for rp_node_read, no section to end. */
+static inline bool in_run(const rp_graph_t *graph) {
+    return rp_exclusive_held(graph) && graph->active_rec != NULL;
 }
 
 /* Effects that an earlier flush left queued when it stopped with an error were
@@ -453,7 +457,9 @@ static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
 
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
-    if (read_in_run(graph, node)) {
+    if (in_run(graph)) {
+        rp_status_t status = read_held(graph, node);
+        if (status) return status;
         /* A nesting of the run's exclusive section, which rp_node_read_end ends. */
         graph->sections.depth++;
         section->ticket = RP_TICKET_EXCLUSIVE;
@@ -504,7 +510,7 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
 }
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
-    if (graph != NULL && read_in_run(graph, node)) return RP_OK;
+    if (graph != NULL && in_run(graph)) return read_held(graph, node);
     rp_read_section_t section;
     rp_status_t status = rp_node_read_begin(graph, node, &section);
     if (status) return status;

@@ -440,6 +440,19 @@ static inline bool in_run(const rp_graph_t *graph) {
     return rp_exclusive_held(graph) && graph->active_rec != NULL;
 }
 
+/* read_held inside a run, split in two: the common case inline (an up-to-date
+ * node whose read is recorded or confirmed in place), the rest out of line, so
+ * that the callers' fast paths stay small. */
+static __attribute__((noinline)) rp_status_t read_in_run_slow(rp_graph_t *graph, rp_node_t node) {
+    return read_held(graph, node);
+}
+
+static inline rp_status_t read_in_run(rp_graph_t *graph, rp_node_t node) {
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    if (rec != NULL && (graph->untracked_depth || read_confirmed(graph->active_rec, rec, node.slot))) return RP_OK;
+    return read_in_run_slow(graph, node);
+}
+
 /* Effects that an earlier flush left queued when it stopped with an error were
  * due before this read began: a read outside batches and runs takes them up
  * first, so that the value it brings up to date includes what they write
@@ -458,7 +471,7 @@ static rp_status_t run_effects_left_queued(rp_graph_t *graph, rp_node_t node) {
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     if (in_run(graph)) {
-        rp_status_t status = read_held(graph, node);
+        rp_status_t status = read_in_run(graph, node);
         if (status) return status;
         /* A nesting of the run's exclusive section, which rp_node_read_end ends. */
         graph->sections.depth++;
@@ -510,7 +523,7 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
 }
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
-    if (graph != NULL && in_run(graph)) return read_held(graph, node);
+    if (graph != NULL && in_run(graph)) return read_in_run(graph, node);
     rp_read_section_t section;
     rp_status_t status = rp_node_read_begin(graph, node, &section);
     if (status) return status;

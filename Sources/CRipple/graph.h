@@ -285,6 +285,20 @@ rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
+/* rp_enqueue's common case inline: an effect `rec` (at `slot`) arriving after
+ * the last one queued in creation order appends to `ordered`, when there is
+ * room in both parts and so nothing to drop first. */
+static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    size_t count = graph->ordered_count;
+    if (count != graph->ordered_head && count < graph->ordered_capacity &&
+        graph->heap_count < graph->heap_capacity && graph->ordered[count - 1].order < rec->order) {
+        rec->flags |= RP_F_QUEUED;
+        graph->ordered[count] = (rp_queued_t){rec->order, slot};
+        graph->ordered_count = count + 1;
+        return;
+    }
+    rp_enqueue(graph, slot);
+}
 /* Hands a due deferred effect to its host's `schedule` (it stays stale until
  * the host's rp_effect_update). */
 void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot);

@@ -26,15 +26,15 @@ static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t positio
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     /* A scheduled deferred effect is taken up by the update its host will make. */
-    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue(graph, slot);
+    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
 void rp_propagate(rp_graph_t *graph, uint32_t root) {
     size_t base = graph->stack_top;
     uint32_t node = root;
+    rp_node_rec_t *rec = rp_rec(graph, node); /* node's record, kept along with it */
     uint32_t position = 0;
     for (;;) {
-        rp_node_rec_t *rec = rp_rec(graph, node);
         if (position < rec->nsubs) {
             rp_edge_t edge = rec->subs[position++];
             rp_node_rec_t *sub = rp_rec(graph, edge.node);
@@ -55,6 +55,7 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
                 /* Descending from a node's last subscriber leaves nothing to come back for. */
                 if (position < rec->nsubs) push_frame(graph, node, position);
                 node = edge.node;
+                rec = sub;
                 position = 0;
             }
             continue;
@@ -62,6 +63,7 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
         if (graph->stack_top == base) return;
         rp_frame_t frame = graph->stack[--graph->stack_top];
         node = frame.node;
+        rec = rp_rec(graph, node);
         position = frame.position;
     }
 }
@@ -122,8 +124,8 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, and unlinks what the run did not read again. */
 static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
-                                                                        bool *changed, bool tracing) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+                                                                        rp_node_rec_t *rec, bool *changed,
+                                                                        bool tracing) {
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
@@ -135,7 +137,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     graph->untracked_depth = 0;
 
     rp_status_t status = RP_OK;
-    rp_node_t handle = rp_handle(graph, slot);
+    rp_node_t handle = {slot, rec->generation, graph->tag};
     /* Taken now: a change during the run marks it again, with its own cause. */
     uint32_t cause = RP_NO_SLOT;
     if (tracing) {
@@ -175,34 +177,42 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
 
 /* Traced and untraced copies of the same code: without a tracer, a run pays
  * one test of graph->tracer and nothing else. */
-static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    return run_tracked_as(graph, slot, changed, true);
+static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
+                                                                 rp_node_rec_t *rec, bool *changed) {
+    return run_tracked_as(graph, slot, rec, changed, true);
 }
 
-static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, changed);
-    return run_tracked_as(graph, slot, changed, false);
+/* `rec` is the record of `slot`: callers have it at hand (records never move). */
+static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false);
+}
+
+/* rp_node_finish_if_disposing for a caller that has the record. */
+static inline void finish_if_disposing(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
+    if ((rec->flags & RP_F_DISPOSING) && !(rec->flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
 void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
     bool unused;
-    (void)run_tracked(graph, slot, &unused);
-    rp_node_finish_if_disposing(graph, slot);
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    (void)run_tracked(graph, slot, rec, &unused);
+    finish_if_disposing(graph, slot, rec);
 }
 
 /* Brings a DIRTY dependency up to date. A source is committed; a computed is
  * recomputed. *changed says whether its readers must recompute. */
-static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, bool *changed) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
         rec->flags &= (uint16_t)~RP_F_DIRTY;
         *changed = graph->callbacks.commit == NULL ||
-                   graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
+                   graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                           rec->data);
         rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
-    rp_status_t status = run_tracked(graph, slot, changed);
-    rp_node_finish_if_disposing(graph, slot);
+    rp_status_t status = run_tracked(graph, slot, rec, changed);
+    finish_if_disposing(graph, slot, rec);
     return status;
 }
 
@@ -231,9 +241,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
      * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = graph->write_epoch;
     bool dirty = false;
-    rp_rec(graph, root)->flags |= RP_F_CHECKING;
+    rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
+    rec->flags |= RP_F_CHECKING;
     for (;;) {
-        rp_node_rec_t *rec = rp_rec(graph, current);
         if (!dirty && position < rec->ndeps) {
             uint32_t dep = rec->deps[position++].node;
             rp_node_rec_t *dep_rec = rp_rec(graph, dep);
@@ -255,7 +265,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 bool changed = false;
                 /* On the stack while `dep` computes, so a cycle back to it is reported whole. */
                 push_frame(graph, current, position);
-                rp_status_t status = update(graph, dep, &changed);
+                rp_status_t status = update(graph, dep, dep_rec, &changed);
                 graph->stack_top--;
                 if (status) {
                     unwind(graph, base, current);
@@ -269,6 +279,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
                 push_frame(graph, current, position);
                 current = dep;
+                rec = dep_rec;
                 position = 0;
                 dep_rec->flags |= RP_F_CHECKING;
             }
@@ -285,7 +296,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         }
         if (dirty) {
             bool changed = false;
-            rp_status_t status = update(graph, current, &changed);
+            rp_status_t status = update(graph, current, rec, &changed);
             if (status) {
                 graph->stack_top--;
                 unwind(graph, base, graph->stack[graph->stack_top].node);
@@ -295,10 +306,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (changed && rec->nsubs > 1) shallow_propagate(graph, current);
         } else {
             if (unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
-            rp_node_finish_if_disposing(graph, current);
+            finish_if_disposing(graph, current, rec);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
-        if (dirty && tracing) rp_rec(graph, frame.node)->cause = current;
+        rec = rp_rec(graph, frame.node);
+        if (dirty && tracing) rec->cause = current;
         current = frame.node;
         position = frame.position;
     }
@@ -361,7 +373,7 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
-        (void)update(graph, slot, &changed);
+        (void)update(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot);
         return RP_OK;
     }
@@ -376,36 +388,60 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     }
     if (!dirty) return RP_OK;
     bool changed = false;
-    rp_status_t status = update(graph, slot, &changed);
+    rp_status_t status = update(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot);
     return status;
+}
+
+/* The record of `node` when it is a live, idle, up-to-date node that can be
+ * read (not an effect); NULL otherwise (the general path names the error). */
+static inline rp_node_rec_t *fresh_record(const rp_graph_t *graph, rp_node_t node) {
+    if (node.graph_tag != graph->tag || node.slot >= graph->nslots) return NULL;
+    rp_node_rec_t *rec = rp_rec(graph, node.slot);
+    uint16_t flags = rec->flags;
+    if (rec->generation != node.generation || node.generation == 0 ||
+        (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
+        return NULL;
+    }
+    return rec;
+}
+
+/* Whether the active `reader` has already recorded its read of `rec` in this
+ * run, confirming it on the way when it is the next read of the previous run
+ * (the common case: the same reads in the same order). Otherwise the read
+ * links through rp_link_slow. A read repeated in the same run is answered by
+ * the stamp: only this run links or confirms a node with its stamp. */
+static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot) {
+    uint32_t cursor = reader->cursor;
+    if (cursor < reader->ndeps && reader->deps[cursor].node == slot) {
+        reader->cursor = cursor + 1;
+        rec->read_stamp = reader->run_stamp;
+        return true;
+    }
+    return rec->read_stamp == reader->run_stamp;
 }
 
 /* A read by the thread holding the graph. Effects it makes due are left for
  * the caller's rp_settle. */
 static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
-    /* The common case in one pass: a live, idle, up-to-date node read again in
-     * the same place by the active reader's run. Everything else takes the
-     * general path below, which also names the error. */
-    uint32_t slot = node.slot;
-    if (node.graph_tag != graph->tag || slot >= graph->nslots) return read_slow(graph, node);
-    rp_node_rec_t *rec = rp_rec(graph, slot);
-    uint16_t flags = rec->flags;
-    if (rec->generation != node.generation || node.generation == 0 ||
-        (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
-        return read_slow(graph, node);
-    }
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    if (rec == NULL) return read_slow(graph, node);
     rp_node_rec_t *reader = graph->active_rec;
-    if (reader != NULL && !graph->untracked_depth) {
-        uint32_t cursor = reader->cursor;
-        if (cursor < reader->ndeps && reader->deps[cursor].node == slot) {
-            reader->cursor = cursor + 1;
-            rec->read_stamp = reader->run_stamp;
-        } else {
-            return rp_link_slow(graph, slot, graph->active);
-        }
-    }
-    return RP_OK;
+    if (reader == NULL || graph->untracked_depth || read_confirmed(reader, rec, node.slot)) return RP_OK;
+    return rp_link_slow(graph, node.slot, graph->active);
+}
+
+/* read_held inside a run, split in two: the common case inline (an up-to-date
+ * node whose read is recorded or confirmed in place), the rest out of line, so
+ * that the callers' fast paths stay small. */
+static __attribute__((noinline)) rp_status_t read_in_run_slow(rp_graph_t *graph, rp_node_t node) {
+    return read_held(graph, node);
+}
+
+static inline rp_status_t read_in_run(rp_graph_t *graph, rp_node_t node) {
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    if (rec != NULL && (graph->untracked_depth || read_confirmed(graph->active_rec, rec, node.slot))) return RP_OK;
+    return read_in_run_slow(graph, node);
 }
 
 /* Effects that an earlier flush left queued when it stopped with an error were
@@ -461,7 +497,7 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
     if (graph == NULL || section == NULL) return RP_EINVAL;
     void *self = rp_thread_self();
     if (!reading_in_run(graph, self)) return read_begin(graph, node, section, self);
-    rp_status_t status = read_held(graph, node);
+    rp_status_t status = read_in_run(graph, node);
     if (status == RP_OK) section->ticket = RP_TICKET_IN_RUN;
     return status;
 }
@@ -490,7 +526,7 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
 }
 
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
-    if (graph != NULL && reading_in_run(graph, rp_thread_self())) return read_held(graph, node);
+    if (graph != NULL && reading_in_run(graph, rp_thread_self())) return read_in_run(graph, node);
     rp_read_section_t section;
     rp_status_t status = rp_node_read_begin(graph, node, &section);
     if (status) return status;

@@ -364,42 +364,52 @@ bool rp_sections_try_close(rp_graph_t *graph) {
     return true;
 }
 
+/* Whether a read of `node` changes nothing, so that the reader may share the
+ * graph: the node is live and up to date, and no effects left queued (a flush
+ * stopped by an error) or unwatched notifications wait for a read's end to
+ * deliver them holding the graph. For a reader no writer can be inside with
+ * (counted in its stripe while it may share, or holding a turn): the fields
+ * it loads are written only by the holder. */
+static bool reads_without_holding(const rp_graph_t *graph, rp_node_t node) {
+    bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
+    if (!settled || node.graph_tag != graph->tag || node.slot >= graph->nslots || node.generation == 0) return false;
+    const rp_node_rec_t *rec = rp_rec(graph, node.slot);
+    return rec->generation == node.generation &&
+           (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&
+           rec->kind != RP_KIND_EFFECT;
+}
+
 /* The fast path of rp_node_read_begin: a thread that does not hold the graph
  * reads an up-to-date node, which changes nothing, so it only shares it. */
 bool rp_try_shared_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket) {
     rp_sections_t *sections = &graph->sections;
     uint32_t stripe = rp_stripe_for(self);
-    if (rp_sync_load_u32(&sections->biased) != RP_BIAS_OFF) {
-        /* Biased to another thread: revoke the bias on a turn, so that this
-         * and later readers share the graph (the fast path below). Counted
-         * before the turn moves on, as rp_shared_enter's waiting readers. */
-        wait_for_turn(sections, take_ticket(sections));
-        revoke_bias(sections);
+    uint32_t turn;
+    if (rp_sync_load_u32(&sections->biased) == RP_BIAS_OFF) {
+        rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+        if (may_share(sections) && reads_without_holding(graph, node)) {
+            *ticket = stripe + 1;
+            return true;
+        }
+        /* Queue before leaving the stripe: never uncounted mid-call. */
+        turn = take_ticket(sections);
+        rp_sync_leave_dec_u32(stripe_of(sections, stripe));
+    } else {
+        turn = take_ticket(sections); /* biased to another thread: revoked on a turn */
+    }
+    wait_for_turn(sections, turn);
+    revoke_bias(sections); /* readers share only a graph nobody holds through the bias */
+    if (reads_without_holding(graph, node)) {
+        /* Shares the graph after all, as rp_shared_enter's waiting readers:
+         * counted before the turn moves on, so the next writer, acquiring the
+         * turn, waits for it. Readers queued behind the bias's revocation or
+         * a writer thus share an up-to-date node with the readers inside,
+         * instead of holding the graph while those wait for it. */
         rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
         pass_turn(sections);
-    } else {
-        rp_sync_enter_faa_u32(stripe_of(sections, stripe), 1);
+        *ticket = stripe + 1;
+        return true;
     }
-    if (may_share(sections)) {
-        /* Effects left queued (a flush stopped by an error) or unwatched
-         * notifications waiting: the read's end must deliver them, holding the
-         * graph. Both are written only by the holder, so reading them here is
-         * safe. */
-        bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
-        if (settled && node.graph_tag == graph->tag && node.slot < graph->nslots && node.generation != 0) {
-            const rp_node_rec_t *rec = rp_rec(graph, node.slot);
-            if (rec->generation == node.generation &&
-                (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&
-                rec->kind != RP_KIND_EFFECT) {
-                *ticket = stripe + 1;
-                return true;
-            }
-        }
-    }
-    /* Queue before leaving the stripe: never uncounted mid-call. */
-    uint32_t turn_ticket = take_ticket(sections);
-    rp_sync_leave_dec_u32(stripe_of(sections, stripe));
-    wait_for_turn(sections, turn_ticket);
     own(sections, self);
     return false;
 }

@@ -189,12 +189,14 @@ private final class RunRegistry: @unchecked Sendable {
         lock.withLock { Entry(gate: entries[index].gate, run: entries[index].run) }
     }
 
-    /// Waits until `count` runs registered; fails the test (rather than hanging) if they do not within 10 s.
+    /// Waits until `count` runs registered; fails the test (rather than hanging) if they do not within 60 s. The
+    /// limit only turns a hang into a failure: under ThreadSanitizer, beside the thread-stress suites on two cores,
+    /// a run's task can wait over 10 s for a thread of the cooperative pool.
     func waitUntil(count: Int, seed: UInt64) async throws {
         let started = self.started
         let arrived = await firstOf(
             { await started.waitUntil(count: count) },
-            orFailAfter: .seconds(10))
+            orFailAfter: .seconds(60))
         #expect(arrived, "seed \(seed): \(count) runs expected, \(self.count) started")
         if !arrived { throw CancellationError() }
     }

@@ -205,11 +205,6 @@ import Testing
 /// The setting for a main-actor model written on the main actor outside any batch: as with `observing { }`, the
 /// write reaches the runtime after the writer's job, once for all the writes of that job.
 @Suite @MainActor struct ObservationAutomaticTrackingOnTheMainActorTests {
-    /// Lets every main-actor job enqueued so far run.
-    func drainMainActor() async {
-        await Task { @MainActor in }.value
-    }
-
     @Test func writesInOneJobRunTheEffectOnceAfterItWithTheLastValue() async {
         await withIsolatedRuntime(using: Runtime(tracksObservableReads: true)) { () async in
             let model = MainCounter()

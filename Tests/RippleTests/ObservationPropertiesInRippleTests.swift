@@ -15,6 +15,11 @@ import Testing
     var count = 0
 }
 
+/// Lets every main-actor job enqueued so far run: where a main-actor write outside a batch reaches Ripple.
+@MainActor func drainMainActor() async {
+    await Task { @MainActor in }.value
+}
+
 /// Observation → Ripple (`observing { }`), for writes whose end Ripple sees on the writer's thread: inside a batch or an effect of
 /// the runtime. Dependents run once per batch, after the write, and see the new value.
 @Suite struct ObservationPropertiesInBatchesTests {
@@ -185,11 +190,6 @@ import Testing
 /// Ripple in a main-actor job enqueued at Observation's willSet, after the writer's job, once for all the writes of
 /// that job.
 @Suite @MainActor struct ObservationPropertiesOnTheMainActorTests {
-    /// Lets every main-actor job enqueued so far run.
-    func drainMainActor() async {
-        await Task { @MainActor in }.value
-    }
-
     @Test func aWriteReachesTheEffectAfterTheWritersJobWithTheNewValue() async {
         await withIsolatedRuntime { () async in
             let model = MainCounter()

@@ -36,14 +36,16 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// inlinable), so the comparison and the store are specialized code, not generic value-witness calls.
     @usableFromInline typealias Recompute = (_ cache: UnsafeMutablePointer<Value>, _ initialized: Bool) -> Bool
 
+    /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).
+    @usableFromInline @exclusivity(unchecked) var hasValue = false
     private let recompute: Recompute
-    /// The actor the body was created on: it is computed only there (elsewhere it traps).
-    private let isolation: BodyIsolation
+    /// The actor the body was created on, where it is computed only (elsewhere it traps); nil for a body that may
+    /// run anywhere.
+    private let boundIsolation: BoundIsolation?
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
     /// more than the rest of a read.
     @usableFromInline let cached: UnsafeMutablePointer<Value>
-    @usableFromInline @exclusivity(unchecked) var hasValue = false
     /// Cleanups registered by the last run (``onCleanup(_:)-37wcr``), in registration order: they run before
     /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
     @exclusivity(unchecked) private var cleanups: [() -> Void] = []
@@ -55,7 +57,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     ) {
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
         self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
-        self.isolation = isolation
+        boundIsolation = BoundIsolation(isolation)
         cached = .allocate(capacity: 1)
         super.init(runtime: runtime, label: label, fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
@@ -175,7 +177,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute() -> Bool {
-        if case .none = isolation {} else { checkIsolation() }
+        if let boundIsolation { check(boundIsolation.isolation) }
         if _slowPath(!cleanups.isEmpty) { runCleanups() }
         let state = self.state
         let outer = state.pointee.computingDerivation
@@ -212,7 +214,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// Traps unless the body's actor runs the calling code.
     @inline(never)
-    private func checkIsolation() {
+    private func check(_ isolation: BodyIsolation) {
         isolation.preconditionIsolated(
             """
             Ripple: derivation \(label) was created on \(isolation.name), so its body may only run there, but it \

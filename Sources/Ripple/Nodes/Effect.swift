@@ -46,6 +46,14 @@ internal import CRipple
 /// > once: it runs once, inside `init`, and never again. Store it (`let render = Effect { ... }`, a property, or
 /// > an array of effects that lives as long as the screen).
 public final class Effect: RippleNode, Subscriber {
+    // The flags first: they fill the end of RippleNode's last word (see there).
+
+    /// The body is running (guards ``run()`` called from inside it).
+    @exclusivity(unchecked) private var isRunning = false
+    /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
+    let isValuesObserver: Bool
+    /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
+    @exclusivity(unchecked) private var cancelled = false
     /// The body; released by ``cancel()`` so that what it captures (often the effect itself) can go.
     @exclusivity(unchecked) private var body: (() -> Void)?
     /// Cleanups registered by the current run, in registration order.
@@ -53,12 +61,6 @@ public final class Effect: RippleNode, Subscriber {
     /// Where a deferred or actor-bound effect runs; nil for a synchronous `Sendable` effect, the common case, which
     /// so pays one word instead of a scheduler existential and an isolation.
     private let placement: EffectPlacement?
-    /// The body is running (guards ``run()`` called from inside it).
-    @exclusivity(unchecked) private var isRunning = false
-    /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
-    let isValuesObserver: Bool
-    /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
-    @exclusivity(unchecked) private var cancelled = false
 
     /// Whether the effect has stopped, by ``cancel()`` or because its last reference went.
     ///

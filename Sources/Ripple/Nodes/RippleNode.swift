@@ -50,21 +50,40 @@ public class RippleNode {
         unownedRuntime.state
     }
 
-    /// The engine's graph of this node's runtime.
-    let graph: OpaquePointer
+    /// The engine's graph of this node's runtime, read through the runtime rather than stored: a word less per
+    /// node, for a load on paths that already make an engine call.
+    var graph: OpaquePointer {
+        unownedRuntime.graph
+    }
 
-    /// The label given at creation, if any, and where the node was created (the `#fileID` and `#line` of the call;
-    /// "" and 0 for Ripple's internal nodes). Kept apart so that creating a node does not build a string: the label
-    /// is only needed by trap messages and inspection.
-    var explicitLabel: String? { labelBox?.label }
+    /// Where the node was created: the `#fileID` and `#line` of the call ("" and 0 for Ripple's internal nodes).
+    /// The label, if any, is kept apart (`extras`), so that creating a node does not build a string: the label is
+    /// only needed by trap messages and inspection.
     let fileID: String
     var line: Int { Int(storedLine) }
-    /// The label given at creation, in a box of its own: an unlabeled node (the common case) pays one word, not
-    /// an optional string's two.
-    private let labelBox: NodeLabel?
 
-    // The fields below come last, smallest last, so that the node ends unaligned (76 bytes) and a subclass's first
-    // small fields fill the rest of the word (an atom's flags: its object then fits a smaller malloc size class).
+    /// The label given at creation, if any.
+    var explicitLabel: String? { extras?.label }
+
+    /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
+    /// the runtime's store); nil for every other node. Set once, before the node is shared.
+    var declaredInstance: DeclaredInstanceRecord? {
+        get { extras?.declaredInstance }
+        set {
+            if let extras {
+                extras.declaredInstance = newValue
+            } else {
+                extras = NodeExtras(label: nil, declaredInstance: newValue)
+            }
+        }
+    }
+
+    /// What few nodes have (a label, a declaration's record), in one object: a node without them (the common
+    /// case) pays one word. Set in `init`, and by `declaredInstance`'s setter before the node is shared.
+    @exclusivity(unchecked) private var extras: NodeExtras?
+
+    // The fields below come last, smallest last, so that the node ends unaligned (68 bytes) and a subclass's first
+    // small fields fill the rest of the word (an atom's flags, a derivation's `hasValue`, an effect's flags).
 
     /// The engine's handle. Set once, when the node is created: for an effect, by its first run or its scheduling,
     /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
@@ -84,10 +103,6 @@ public class RippleNode {
     /// The watched callback retained this object (its first reader was not a ``values`` observer), so the
     /// unwatched callback releases it. Touched only while the graph is held.
     @exclusivity(unchecked) var isRetainedByReaders = false
-
-    /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
-    /// the runtime's store); nil for every other node. Set once, before the node is shared.
-    @exclusivity(unchecked) var declaredInstance: DeclaredInstanceRecord?
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
@@ -139,9 +154,8 @@ public class RippleNode {
         self.unownedRuntime = runtime
         self.ownsRuntime = ownsRuntime
         if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
-        self.graph = runtime.graph
         self.retainsWhileWatched = retainsWhileWatched
-        self.labelBox = label.map(NodeLabel.init)
+        if let label { extras = NodeExtras(label: label, declaredInstance: nil) }
         self.fileID = fileID
         self.storedLine = Int32(clamping: line)
     }
@@ -351,11 +365,14 @@ public class RippleNode {
     }
 }
 
-/// The label a node was given at creation (``RippleNode/label``), kept out of the node itself.
-final class NodeLabel: Sendable {
-    let label: String
+/// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), and for
+/// the instance of a declaration, its record. Written only before the node is shared.
+final class NodeExtras {
+    let label: String?
+    var declaredInstance: DeclaredInstanceRecord?
 
-    init(_ label: String) {
+    init(label: String?, declaredInstance: DeclaredInstanceRecord?) {
         self.label = label
+        self.declaredInstance = declaredInstance
     }
 }

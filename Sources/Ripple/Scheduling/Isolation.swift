@@ -115,3 +115,15 @@ struct IsolatedEffectBody {
 struct EffectBody {
     @usableFromInline let body: @Sendable () -> Void
 }
+
+/// An isolation other than ``BodyIsolation/none``, boxed: a node whose body may run anywhere (the common case)
+/// stores nil, one word instead of the enum's two.
+final class BoundIsolation: Sendable {
+    let isolation: BodyIsolation
+
+    /// Nil for `.none`: nothing to store.
+    init?(_ isolation: BodyIsolation) {
+        if case .none = isolation { return nil }
+        self.isolation = isolation
+    }
+}

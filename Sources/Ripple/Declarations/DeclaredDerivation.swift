@@ -207,8 +207,9 @@ extension ReplaceableBody {
     ) -> Derivation<Value> where Body == @Sendable () -> Value {
         let store = runtime.declarations
         return Derivation(
-            recompute: { [self] cache, initialized in
-                let next = current()
+            body: { [self] in current() },
+            recompute: { body, cache, initialized in
+                let next = body()
                 guard initialized else {
                     cache.initialize(to: next)
                     return true

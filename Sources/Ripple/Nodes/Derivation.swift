@@ -33,12 +33,18 @@ internal import CRipple
 public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// Runs the body and stores its result in the cache (initializing it when the flag is false), returning
     /// whether the value changed. Built where the value type is known (``derive(_:)`` and ``Derived`` are
-    /// inlinable), so the comparison and the store are specialized code, not generic value-witness calls.
-    @usableFromInline typealias Recompute = (_ cache: UnsafeMutablePointer<Value>, _ initialized: Bool) -> Bool
+    /// inlinable), so the comparison and the store are specialized code, not generic value-witness calls. Given
+    /// the body rather than capturing it: the usual ones (`storingEveryResult`, `storingUnlessEqual`) capture
+    /// nothing, so a derivation allocates no closure context of its own.
+    @usableFromInline typealias Recompute = (
+        _ body: () -> Value, _ cache: UnsafeMutablePointer<Value>, _ initialized: Bool
+    ) -> Bool
 
     /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).
     @usableFromInline @exclusivity(unchecked) var hasValue = false
     private let recompute: Recompute
+    /// The body, handed to `recompute`.
+    private let body: () -> Value
     /// The actor the body was created on, where it is computed only (elsewhere it traps); nil for a body that may
     /// run anywhere.
     private let boundIsolation: BoundIsolation?
@@ -52,9 +58,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     @usableFromInline
     init(
-        recompute: @escaping Recompute, label: String?, fileID: String, line: Int, runtime: Runtime = .current,
-        isolation: BodyIsolation = .none
+        body: @escaping () -> Value, recompute: @escaping Recompute, label: String?, fileID: String, line: Int,
+        runtime: Runtime = .current, isolation: BodyIsolation = .none
     ) {
+        self.body = body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
         self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
         boundIsolation = BoundIsolation(isolation)
@@ -65,17 +72,17 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// Every result is a change.
     @inlinable
-    static func storing(_ body: @escaping () -> Value) -> Recompute {
-        { cache, initialized in
+    static var storingEveryResult: Recompute {
+        { body, cache, initialized in
             if initialized { cache.pointee = body() } else { cache.initialize(to: body()) }
             return true
         }
     }
 
-    /// A result equal to the cached value is no change.
+    /// A result equal to the cached value by `equals` is no change.
     @inlinable
-    static func storing(_ body: @escaping () -> Value, equals: @escaping (Value, Value) -> Bool) -> Recompute {
-        { cache, initialized in
+    static func storing(equals: @escaping (Value, Value) -> Bool) -> Recompute {
+        { body, cache, initialized in
             let next = body()
             if initialized {
                 if equals(cache.pointee, next) { return false }
@@ -182,7 +189,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         let state = self.state
         let outer = state.pointee.computingDerivation
         state.pointee.computingDerivation = Unmanaged.passUnretained(self)
-        let changed = recompute(cached, hasValue)
+        let changed = recompute(body, cached, hasValue)
         state.pointee.computingDerivation = outer
         hasValue = true
         return changed
@@ -230,6 +237,24 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 }
 
+extension Derivation where Value: Equatable {
+    /// A result equal (`==`) to the cached value is no change: the type's own `==`, specialized where the type is
+    /// known.
+    @inlinable
+    static var storingUnlessEqual: Recompute {
+        { body, cache, initialized in
+            let next = body()
+            if initialized {
+                if cache.pointee == next { return false }
+                cache.pointee = next
+            } else {
+                cache.initialize(to: next)
+            }
+            return true
+        }
+    }
+}
+
 /// Creates a derivation whose `Equatable` value cuts propagation when a recomputation gives an equal value.
 ///
 /// The body runs on the first read and again after something it read changed; it belongs to
@@ -258,7 +283,7 @@ public func derive<T: Equatable>(
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
     Derivation(
-        recompute: Derivation.storing(callableWhereIsolated(body), equals: ==), label: label, fileID: fileID,
+        body: callableWhereIsolated(body), recompute: Derivation.storingUnlessEqual, label: label, fileID: fileID,
         line: line, isolation: BodyIsolation(body.isolation))
 }
 
@@ -286,8 +311,8 @@ public func derive<T>(
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
     Derivation(
-        recompute: Derivation.storing(callableWhereIsolated(body)), label: label, fileID: fileID, line: line,
-        isolation: BodyIsolation(body.isolation))
+        body: callableWhereIsolated(body), recompute: Derivation.storingEveryResult, label: label, fileID: fileID,
+        line: line, isolation: BodyIsolation(body.isolation))
 }
 
 /// Creates a derivation that compares successive values with your own equality.
@@ -316,8 +341,8 @@ public func derive<T>(
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
     Derivation(
-        recompute: Derivation.storing(callableWhereIsolated(body), equals: equals), label: label, fileID: fileID,
-        line: line, isolation: BodyIsolation(body.isolation))
+        body: callableWhereIsolated(body), recompute: Derivation.storing(equals: equals), label: label,
+        fileID: fileID, line: line, isolation: BodyIsolation(body.isolation))
 }
 
 // The cached value is written only by `compute()`, which the engine calls while the graph is held exclusively,

@@ -103,7 +103,7 @@ public struct Derived<Value> {
         line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) {
         eager = Derivation(
-            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line,
+            body: wrappedValue, recompute: Derivation.storingEveryResult, label: label, fileID: fileID, line: line,
             isolation: BodyIsolation(isolation))
         property = nil
     }
@@ -130,7 +130,7 @@ public struct Derived<Value> {
         line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) where Value: Equatable {
         eager = Derivation(
-            recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line,
+            body: wrappedValue, recompute: Derivation.storingUnlessEqual, label: label, fileID: fileID, line: line,
             isolation: BodyIsolation(isolation))
         property = nil
     }
@@ -164,10 +164,10 @@ public struct Derived<Value> {
     ) {
         eager = nil
         property = DerivedProperty(
-            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
+            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation),
+            recompute: Derivation.storingEveryResult
         ) { owner in
-            Derivation<Value>.storing(
-                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line))
+            DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line)
         }
     }
 
@@ -196,10 +196,10 @@ public struct Derived<Value> {
     ) where Value: Equatable {
         eager = nil
         property = DerivedProperty(
-            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
+            label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation),
+            recompute: Derivation.storingUnlessEqual
         ) { owner in
-            Derivation<Value>.storing(
-                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line), equals: ==)
+            DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line)
         }
     }
 
@@ -282,10 +282,12 @@ public struct Derived<Value> {
 /// the first are discarded, unread).
 @usableFromInline
 final class DerivedProperty<Value> {
-    /// Builds the derivation's recompute for the owner (the body capturing it weakly).
-    @usableFromInline typealias MakeRecompute = (_ owner: AnyObject) -> Derivation<Value>.Recompute
+    /// Builds the derivation's body for the owner (capturing it weakly).
+    @usableFromInline typealias MakeBody = (_ owner: AnyObject) -> () -> Value
 
-    private let makeRecompute: MakeRecompute
+    private let makeBody: MakeBody
+    /// How the derivation stores the body's results (with or without equality).
+    private let recompute: Derivation<Value>.Recompute
     /// The runtime current when the owner was initialized: where the derivation goes.
     private let runtime: Runtime
     private let explicitLabel: String?
@@ -296,8 +298,12 @@ final class DerivedProperty<Value> {
     private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     @usableFromInline
-    init(label: String?, fileID: String, line: Int, isolation: BodyIsolation, makeRecompute: @escaping MakeRecompute) {
-        self.makeRecompute = makeRecompute
+    init(
+        label: String?, fileID: String, line: Int, isolation: BodyIsolation,
+        recompute: @escaping Derivation<Value>.Recompute, makeBody: @escaping MakeBody
+    ) {
+        self.makeBody = makeBody
+        self.recompute = recompute
         self.isolation = isolation
         runtime = .current
         explicitLabel = label
@@ -331,8 +337,8 @@ final class DerivedProperty<Value> {
     @inline(never)
     private func create(for owner: AnyObject) -> Derivation<Value> {
         let made = Derivation(
-            recompute: makeRecompute(owner), label: explicitLabel, fileID: fileID, line: line, runtime: runtime,
-            isolation: isolation)
+            body: makeBody(owner), recompute: recompute, label: explicitLabel, fileID: fileID, line: line,
+            runtime: runtime, isolation: isolation)
         let retained = Unmanaged.passRetained(made)
         if ripple_once_slot_publish(slot, retained.toOpaque()) { return made }
         retained.release()

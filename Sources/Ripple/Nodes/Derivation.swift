@@ -1,5 +1,11 @@
 internal import CRipple
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// A cached value computed from other nodes, recomputed only when something it read has changed.
 ///
 /// A derivation is lazy: its body runs on the first read of ``value``, and again only when it is read (directly,
@@ -45,9 +51,6 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     private let recompute: Recompute
     /// The body, handed to `recompute`.
     private let body: () -> Value
-    /// The actor the body was created on, where it is computed only (elsewhere it traps); nil for a body that may
-    /// run anywhere.
-    private let boundIsolation: BoundIsolation?
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
     /// more than the rest of a read.
@@ -64,9 +67,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         self.body = body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
         self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
-        boundIsolation = BoundIsolation(isolation)
-        cached = .allocate(capacity: 1)
-        super.init(runtime: runtime, label: label, fileID: fileID, line: line)
+        cached = Derivation.allocateCache()
+        // The actor the body was created on, where it is computed only (elsewhere it traps).
+        super.init(runtime: runtime, label: label, fileID: fileID, line: line, isolation: isolation)
         createNode(.RP_KIND_COMPUTED)
     }
 
@@ -100,8 +103,27 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         leaveGraphBeforeFreeing()
         for cleanup in cleanups { cleanup() }
         if hasValue { cached.deinitialize(count: 1) }
-        cached.deallocate()
+        Derivation.deallocateCache(cached)
     }
+
+    /// Memory for the cached value: from malloc, unless the value is aligned beyond what malloc guarantees.
+    /// (`UnsafeMutablePointer.allocate` takes the runtime's aligned path, `posix_memalign`, about 200 instructions
+    /// more per derivation created.)
+    private static func allocateCache() -> UnsafeMutablePointer<Value> {
+        guard MemoryLayout<Value>.alignment <= mallocAlignment else { return .allocate(capacity: 1) }
+        guard let memory = malloc(max(MemoryLayout<Value>.size, 1)) else {
+            fatalError("Ripple: out of memory creating a derivation.")
+        }
+        return memory.bindMemory(to: Value.self, capacity: 1)
+    }
+
+    /// Frees what `allocateCache()` returned.
+    private static func deallocateCache(_ cache: UnsafeMutablePointer<Value>) {
+        if MemoryLayout<Value>.alignment <= mallocAlignment { free(cache) } else { cache.deallocate() }
+    }
+
+    /// The alignment of every block malloc returns (16 on the 64-bit platforms Swift runs on).
+    private static var mallocAlignment: Int { 2 * MemoryLayout<Int>.size }
 
     /// The derivation's value, brought up to date first.
     ///
@@ -184,7 +206,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute() -> Bool {
-        if let boundIsolation { check(boundIsolation.isolation) }
+        if hasExtras { checkIsolation() }
         if _slowPath(!cleanups.isEmpty) { runCleanups() }
         let state = self.state
         let outer = state.pointee.computingDerivation
@@ -221,7 +243,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// Traps unless the body's actor runs the calling code.
     @inline(never)
-    private func check(_ isolation: BodyIsolation) {
+    private func checkIsolation() {
+        let isolation = self.isolation
         isolation.preconditionIsolated(
             """
             Ripple: derivation \(label) was created on \(isolation.name), so its body may only run there, but it \

@@ -58,9 +58,6 @@ public final class Effect: RippleNode, Subscriber {
     @exclusivity(unchecked) private var body: (() -> Void)?
     /// Cleanups registered by the current run, in registration order.
     @exclusivity(unchecked) var cleanups: [() -> Void] = []
-    /// Where a deferred or actor-bound effect runs; nil for a synchronous `Sendable` effect, the common case, which
-    /// so pays one word instead of a scheduler existential and an isolation.
-    private let placement: EffectPlacement?
 
     /// Whether the effect has stopped, by ``cancel()`` or because its last reference went.
     ///
@@ -113,13 +110,11 @@ public final class Effect: RippleNode, Subscriber {
         // Ripple nodes only.
         let tracks = runtime.tracksObservableReads && !isValuesObserver
         self.body = tracks ? runtime.trackingObservableReads(of: body) : body
-        if scheduler == nil, case .none = isolation {
-            placement = nil
-        } else {
-            placement = EffectPlacement(scheduler: scheduler, isolation: isolation)
-        }
         self.isValuesObserver = isValuesObserver
-        super.init(runtime: runtime, label: label, fileID: fileID, line: line)
+        // Where a deferred or actor-bound effect runs is kept with the node's other rare settings: a synchronous
+        // `Sendable` effect, the common case, stores nothing for it.
+        super.init(
+            runtime: runtime, label: label, fileID: fileID, line: line, isolation: isolation, scheduler: scheduler)
         createNode(scheduler == nil ? .RP_KIND_EFFECT : .RP_KIND_DEFERRED_EFFECT)
     }
 
@@ -262,12 +257,6 @@ public final class Effect: RippleNode, Subscriber {
         }
     }
 
-    /// Where the runs of a deferred effect go; nil for a synchronous effect.
-    private var scheduler: (any EffectScheduler)? { placement?.scheduler }
-
-    /// The actor the body was created on, where every run happens; `.none` for a `Sendable` body.
-    private var isolation: BodyIsolation { placement?.isolation ?? .none }
-
     override func scheduleUpdate() {
         // A main-actor effect made due on the main actor runs now, like a synchronous effect (no job to allocate).
         if case .mainActor = isolation, MainActorCheck.isCurrent {
@@ -318,15 +307,3 @@ public final class Effect: RippleNode, Subscriber {
 //   that runs jobs on the main actor;
 // - the `values` observer's body is Ripple's own, capturing only a continuation (Sendable) and a weak node.
 extension Effect: @unchecked Sendable {}
-
-/// Where the runs of a deferred or actor-bound ``Effect`` happen: its scheduler and its body's isolation, in an
-/// object of their own so that synchronous effects do not carry them.
-final class EffectPlacement: Sendable {
-    let scheduler: (any EffectScheduler)?
-    let isolation: BodyIsolation
-
-    init(scheduler: (any EffectScheduler)?, isolation: BodyIsolation) {
-        self.scheduler = scheduler
-        self.isolation = isolation
-    }
-}

@@ -73,13 +73,26 @@ public class RippleNode {
             if let extras {
                 extras.declaredInstance = newValue
             } else {
-                extras = NodeExtras(label: nil, declaredInstance: newValue)
+                extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
+                extras.unsafelyUnwrapped.declaredInstance = newValue
             }
         }
     }
 
-    /// What few nodes have (a label, a declaration's record), in one object: a node without them (the common
-    /// case) pays one word. Set in `init`, and by `declaredInstance`'s setter before the node is shared.
+    /// The actor the node's body was created on, where it runs only; `.none` for a body that may run anywhere
+    /// (the common case) and for nodes without a body. Immutable.
+    final var isolation: BodyIsolation { extras?.isolation ?? .none }
+
+    /// Where a deferred effect's runs go; nil for every other node. Immutable.
+    final var scheduler: (any EffectScheduler)? { extras?.scheduler }
+
+    /// Whether the node has any of the rare settings kept in `extras` (a label, an isolation, a scheduler, a
+    /// declaration's record): when false, the node's body may run anywhere, with no check.
+    final var hasExtras: Bool { extras != nil }
+
+    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record), in one object: a
+    /// node without them (the common case) pays one word. Set in `init`, and by `declaredInstance`'s setter before
+    /// the node is shared.
     @exclusivity(unchecked) private var extras: NodeExtras?
 
     // The fields below come last, smallest last, so that the node ends unaligned (68 bytes) and a subclass's first
@@ -150,12 +163,15 @@ public class RippleNode {
     /// Creates the Swift side of a node. The subclass then creates the engine node (`createNode`), once `self`
     /// is fully initialized, because the engine keeps a pointer to it.
     init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,
-         retainsWhileWatched: Bool = true) {
+         retainsWhileWatched: Bool = true, isolation: BodyIsolation = .none,
+         scheduler: (any EffectScheduler)? = nil) {
         self.unownedRuntime = runtime
         self.ownsRuntime = ownsRuntime
         if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.retainsWhileWatched = retainsWhileWatched
-        if let label { extras = NodeExtras(label: label, declaredInstance: nil) }
+        if label != nil || scheduler != nil || !isolation.isNone {
+            extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
+        }
         self.fileID = fileID
         self.storedLine = Int32(clamping: line)
     }
@@ -365,14 +381,18 @@ public class RippleNode {
     }
 }
 
-/// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), and for
-/// the instance of a declaration, its record. Written only before the node is shared.
+/// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor
+/// an actor-bound body runs on, a deferred effect's scheduler, and for the instance of a declaration, its record.
+/// Written only before the node is shared.
 final class NodeExtras {
     let label: String?
+    let isolation: BodyIsolation
+    let scheduler: (any EffectScheduler)?
     var declaredInstance: DeclaredInstanceRecord?
 
-    init(label: String?, declaredInstance: DeclaredInstanceRecord?) {
+    init(label: String?, isolation: BodyIsolation, scheduler: (any EffectScheduler)?) {
         self.label = label
-        self.declaredInstance = declaredInstance
+        self.isolation = isolation
+        self.scheduler = scheduler
     }
 }

@@ -27,6 +27,11 @@ enum BodyIsolation: Sendable {
         self = isolation === MainActor.shared ? .mainActor : .actor(isolation)
     }
 
+    /// Whether the body may run anywhere.
+    var isNone: Bool {
+        if case .none = self { true } else { false }
+    }
+
     /// The scheduler that runs a bound effect's updates on its actor, or nil for a body callable anywhere.
     var scheduler: (any EffectScheduler)? {
         switch self {
@@ -114,16 +119,4 @@ struct IsolatedEffectBody {
 @usableFromInline
 struct EffectBody {
     @usableFromInline let body: @Sendable () -> Void
-}
-
-/// An isolation other than ``BodyIsolation/none``, boxed: a node whose body may run anywhere (the common case)
-/// stores nil, one word instead of the enum's two.
-final class BoundIsolation: Sendable {
-    let isolation: BodyIsolation
-
-    /// Nil for `.none`: nothing to store.
-    init?(_ isolation: BodyIsolation) {
-        if case .none = isolation { return nil }
-        self.isolation = isolation
-    }
 }

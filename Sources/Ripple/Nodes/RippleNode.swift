@@ -66,15 +66,18 @@ public class RippleNode {
     var explicitLabel: String? { extras?.label }
 
     /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
-    /// the runtime's store); nil for every other node. Set once, before the node is shared.
+    /// the runtime's store); nil for every other node. Set once, before the node is shared, while the graph is
+    /// held: inspection, which lists every live node and reads its label, may already reach it.
     var declaredInstance: DeclaredInstanceRecord? {
         get { extras?.declaredInstance }
         set {
-            if let extras {
-                extras.declaredInstance = newValue
-            } else {
-                extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
-                extras.unsafelyUnwrapped.declaredInstance = newValue
+            exclusively {
+                if let extras {
+                    extras.declaredInstance = newValue
+                } else {
+                    extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
+                    extras.unsafelyUnwrapped.declaredInstance = newValue
+                }
             }
         }
     }
@@ -91,8 +94,8 @@ public class RippleNode {
     final var hasExtras: Bool { extras != nil }
 
     /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record), in one object: a
-    /// node without them (the common case) pays one word. Set in `init`, and by `declaredInstance`'s setter before
-    /// the node is shared.
+    /// node without them (the common case) pays one word. Set in `init`, and by `declaredInstance`'s setter (while
+    /// the graph is held, before the node is shared).
     @exclusivity(unchecked) private var extras: NodeExtras?
 
     // The fields below come last, smallest last, so that the node ends unaligned (68 bytes) and a subclass's first

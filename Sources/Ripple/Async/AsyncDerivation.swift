@@ -63,7 +63,7 @@ public final class AsyncDerivation<Value>: RippleNode {
     ) {
         self.starter = starter
         self.equals = equals
-        super.init(runtime: runtime, label: label, fileID: fileID, line: line)
+        super.init(runtime: runtime, extras: .labeled(label), fileID: fileID, line: line)
         createNode(.RP_KIND_ASYNC)
     }
 

@@ -203,8 +203,8 @@ final class PublisherNode: RippleNode {
     init(runtime: Runtime, publisher: any Publisher) {
         self.publisher = publisher
         super.init(
-            runtime: runtime, label: PublisherNode.label(for: publisher), fileID: "", line: 0, ownsRuntime: false,
-            retainsWhileWatched: false
+            runtime: runtime, extras: .labeled(PublisherNode.label(for: publisher)), fileID: "", line: 0,
+            ownsRuntime: false, retainsWhileWatched: false
         )
         createNode(.RP_KIND_SOURCE)
     }
@@ -228,8 +228,8 @@ final class SubscriberNode: RippleNode {
         self.subscriber = subscriber
         key = ObjectIdentifier(subscriber)
         super.init(
-            runtime: runtime, label: "subscriber \(String(reflecting: type(of: subscriber)))", fileID: "", line: 0,
-            ownsRuntime: false
+            runtime: runtime, extras: .labeled("subscriber \(String(reflecting: type(of: subscriber)))"),
+            fileID: "", line: 0, ownsRuntime: false
         )
     }
 

@@ -52,7 +52,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
         // two allocations per atom.
         if let equals { self.equals = equals } else { self.equals = { _, _ in false } }
-        super.init(runtime: .current, label: label, fileID: fileID, line: line)
+        super.init(runtime: .current, extras: .labeled(label), fileID: fileID, line: line)
         createNode(.RP_KIND_SOURCE)
     }
 

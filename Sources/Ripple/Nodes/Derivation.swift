@@ -69,7 +69,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
         cached = Derivation.allocateCache()
         // The actor the body was created on, where it is computed only (elsewhere it traps).
-        super.init(runtime: runtime, label: label, fileID: fileID, line: line, isolation: isolation)
+        super.init(
+            runtime: runtime, extras: .forBody(label: label, isolation: isolation), fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
     }
 

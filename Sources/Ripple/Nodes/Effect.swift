@@ -112,10 +112,20 @@ public final class Effect: RippleNode, Subscriber {
         self.body = tracks ? runtime.trackingObservableReads(of: body) : body
         self.isValuesObserver = isValuesObserver
         // Where a deferred or actor-bound effect runs is kept with the node's other rare settings: a synchronous
-        // `Sendable` effect, the common case, stores nothing for it.
-        super.init(
-            runtime: runtime, label: label, fileID: fileID, line: line, isolation: isolation, scheduler: scheduler)
-        createNode(scheduler == nil ? .RP_KIND_EFFECT : .RP_KIND_DEFERRED_EFFECT)
+        // `Sendable` effect, the common case, stores nothing for it. (The existential is switched on once and
+        // moved, not compared with nil: each comparison copies it.)
+        let kind: rp_kind_t
+        let extras: NodeExtras?
+        switch consume scheduler {
+        case .none:
+            kind = .RP_KIND_EFFECT
+            extras = .forBody(label: label, isolation: isolation)
+        case .some(let scheduler):
+            kind = .RP_KIND_DEFERRED_EFFECT
+            extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
+        }
+        super.init(runtime: runtime, extras: extras, fileID: fileID, line: line)
+        createNode(kind)
     }
 
     /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.

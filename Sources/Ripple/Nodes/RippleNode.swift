@@ -165,16 +165,16 @@ public class RippleNode {
 
     /// Creates the Swift side of a node. The subclass then creates the engine node (`createNode`), once `self`
     /// is fully initialized, because the engine keeps a pointer to it.
-    init(runtime: Runtime, label: String?, fileID: String, line: Int, ownsRuntime: Bool = true,
-         retainsWhileWatched: Bool = true, isolation: BodyIsolation = .none,
-         scheduler: (any EffectScheduler)? = nil) {
+    ///
+    /// `extras`: the node's rare settings, from `NodeExtras.labeled(_:)` or `NodeExtras.forBody(label:isolation:)`
+    /// (nil when it has none).
+    init(runtime: Runtime, extras: NodeExtras?, fileID: String, line: Int, ownsRuntime: Bool = true,
+         retainsWhileWatched: Bool = true) {
         self.unownedRuntime = runtime
         self.ownsRuntime = ownsRuntime
         if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.retainsWhileWatched = retainsWhileWatched
-        if label != nil || scheduler != nil || !isolation.isNone {
-            extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
-        }
+        self.extras = extras
         self.fileID = fileID
         self.storedLine = Int32(clamping: line)
     }
@@ -397,5 +397,18 @@ final class NodeExtras {
         self.label = label
         self.isolation = isolation
         self.scheduler = scheduler
+    }
+
+    /// The extras of a node without a body: nil unless it has a label.
+    static func labeled(_ label: String?) -> NodeExtras? {
+        guard let label else { return nil }
+        return NodeExtras(label: label, isolation: .none, scheduler: nil)
+    }
+
+    /// The extras of a derivation or of a synchronous effect: nil for an unlabeled body that may run anywhere, the
+    /// common case. (A function rather than a failable initializer, which would allocate the object before failing.)
+    static func forBody(label: String?, isolation: BodyIsolation) -> NodeExtras? {
+        if label == nil, isolation.isNone { return nil }
+        return NodeExtras(label: label, isolation: isolation, scheduler: nil)
     }
 }

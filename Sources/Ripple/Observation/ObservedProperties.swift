@@ -31,7 +31,8 @@ final class ObservedProperties: RippleNode, @unchecked Sendable {
 
     init(runtime: Runtime, readerLabel: String) {
         self.readerLabel = readerLabel
-        super.init(runtime: runtime, label: "Observation properties read by \(readerLabel)", fileID: "", line: 0)
+        super.init(
+            runtime: runtime, extras: .labeled("Observation properties read by \(readerLabel)"), fileID: "", line: 0)
         createNode(.RP_KIND_SOURCE)
     }
 

@@ -31,7 +31,7 @@ import Foundation
 ///
 /// Threading: from any thread or task, one call at a time (a test's own flow). Lifetime: freeing a test store that
 /// was not finished reports, as ``finish(timeout:sourceLocation:)`` does, the actions never received and the work
-/// still running (after waiting up to a second for runs about to end); its store then cancels that work.
+/// still running (after waiting up to five seconds for runs about to end); its store then cancels that work.
 public final class TestStore<State: Equatable & Sendable, Action: Equatable & Sendable>: Sendable {
     /// The store under test: read it, or make derivations and effects that read it.
     ///
@@ -85,7 +85,11 @@ public final class TestStore<State: Equatable & Sendable, Action: Equatable & Se
     deinit {
         if finished.value { return }
         let store = self.store
-        _ = received.waitBlocking(timeout: .seconds(1)) { store.runningWorkOrigins.isEmpty }
+        // The wait ends as soon as the work does; the bound only matters for work that never ends. It is longer
+        // than `receive`'s default because nothing can pass a longer one to a deinit, and a loaded machine (a
+        // test run beside others on two cores) can keep work that already finished its job from returning for
+        // more than a second.
+        _ = received.waitBlocking(timeout: .seconds(5)) { store.runningWorkOrigins.isEmpty }
         reportLeftovers(at: creation)
     }
 

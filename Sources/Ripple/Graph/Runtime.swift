@@ -246,10 +246,12 @@ struct RuntimeState {
     }
 
     /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation(host:)` returned.
+    /// Every scope that changes the thread-local slot puts it back before it returns, so the slot names `host` again
+    /// here: it is written only when the evaluation had replaced another value, and not loaded.
     @inline(__always)
-    mutating func exitEvaluation(restoring outer: OuterEvaluation) {
+    mutating func exitEvaluation(restoring outer: OuterEvaluation, host: UnsafeMutableRawPointer?) {
         runningEffect = outer.effect
-        if EvaluationThreadState.innermost != outer.runtime { EvaluationThreadState.innermost = outer.runtime }
+        if outer.runtime != host { EvaluationThreadState.innermost = outer.runtime }
     }
 }
 

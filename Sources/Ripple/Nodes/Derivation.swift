@@ -63,14 +63,30 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// Every result is a change.
     @inlinable
-    static func storing(_ body: @escaping () -> Value) -> Recompute {
+    static func storingEveryResult(_ body: @escaping () -> Value) -> Recompute {
         { cache, initialized in
             if initialized { cache.pointee = body() } else { cache.initialize(to: body()) }
             return true
         }
     }
 
-    /// A result equal to the cached value is no change.
+    /// A result equal (`==`) to the cached value is no change. The comparison is the value type's own `==`,
+    /// specialized and inlined where the type is known: no closure call per evaluation.
+    @inlinable
+    static func storing(_ body: @escaping () -> Value) -> Recompute where Value: Equatable {
+        { cache, initialized in
+            let next = body()
+            if initialized {
+                if cache.pointee == next { return false }
+                cache.pointee = next
+            } else {
+                cache.initialize(to: next)
+            }
+            return true
+        }
+    }
+
+    /// A result equal to the cached value by `equals` is no change.
     @inlinable
     static func storing(_ body: @escaping () -> Value, equals: @escaping (Value, Value) -> Bool) -> Recompute {
         { cache, initialized in
@@ -256,7 +272,7 @@ public func derive<T: Equatable>(
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
     Derivation(
-        recompute: Derivation.storing(callableWhereIsolated(body), equals: ==), label: label, fileID: fileID,
+        recompute: Derivation.storing(callableWhereIsolated(body)), label: label, fileID: fileID,
         line: line, isolation: BodyIsolation(body.isolation))
 }
 
@@ -284,8 +300,8 @@ public func derive<T>(
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
     Derivation(
-        recompute: Derivation.storing(callableWhereIsolated(body)), label: label, fileID: fileID, line: line,
-        isolation: BodyIsolation(body.isolation))
+        recompute: Derivation.storingEveryResult(callableWhereIsolated(body)), label: label, fileID: fileID,
+        line: line, isolation: BodyIsolation(body.isolation))
 }
 
 /// Creates a derivation that compares successive values with your own equality.

@@ -103,7 +103,7 @@ public struct Derived<Value> {
         line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) {
         eager = Derivation(
-            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line,
+            recompute: Derivation.storingEveryResult(wrappedValue), label: label, fileID: fileID, line: line,
             isolation: BodyIsolation(isolation))
         property = nil
     }
@@ -130,7 +130,7 @@ public struct Derived<Value> {
         line: Int = #line, isolation: isolated (any Actor)? = #isolation
     ) where Value: Equatable {
         eager = Derivation(
-            recompute: Derivation.storing(wrappedValue, equals: ==), label: label, fileID: fileID, line: line,
+            recompute: Derivation.storing(wrappedValue), label: label, fileID: fileID, line: line,
             isolation: BodyIsolation(isolation))
         property = nil
     }
@@ -166,7 +166,7 @@ public struct Derived<Value> {
         property = DerivedProperty(
             label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
         ) { owner in
-            Derivation<Value>.storing(
+            Derivation<Value>.storingEveryResult(
                 DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line))
         }
     }
@@ -199,7 +199,7 @@ public struct Derived<Value> {
             label: label, fileID: fileID, line: line, isolation: BodyIsolation(isolation)
         ) { owner in
             Derivation<Value>.storing(
-                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line), equals: ==)
+                DerivedProperty.body(body, reading: owner, label: label, fileID: fileID, line: line))
         }
     }
 

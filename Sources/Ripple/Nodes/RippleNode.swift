@@ -245,9 +245,16 @@ public class RippleNode {
     }
 
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
-    @usableFromInline @inline(__always)
+    /// Inlined into the reader: a read inside an evaluation (the common case) ends with one comparison, and only
+    /// a read that opened a section makes a call.
+    @inlinable @inline(__always)
     final func endRead(_ ticket: UInt32) {
-        if ticket == RippleNode.heldByEvaluationTicket { return }
+        if _slowPath(ticket != RippleNode.heldByEvaluationTicket) { endSection(ticket) }
+    }
+
+    /// ``endRead(_:)`` of a read that opened a section (outside an evaluation of this runtime on this thread).
+    @usableFromInline @inline(never)
+    final func endSection(_ ticket: UInt32) {
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
@@ -261,7 +268,7 @@ public class RippleNode {
 
     /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
     /// (the engine never hands out 0).
-    static let heldByEvaluationTicket: UInt32 = 0
+    @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
@@ -301,9 +308,31 @@ public class RippleNode {
 
     /// Holds the graph exclusively around `body` (a batch: effects it makes due run when it ends), so that
     /// `body` may read and write this node's Swift state. Reentrant on the thread that holds the graph.
-    @usableFromInline
+    ///
+    /// A write inside a batch or inside a body of this runtime (the common case) runs `body` directly: this
+    /// thread holds the graph already, and a nested batch would change nothing (its end cannot flush inside
+    /// the outer batch or evaluation, and lifecycle hooks wait for the outermost batch).
+    @inlinable
     final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        if threadHoldsGraph() { return try body() }
+        return try exclusivelyHoldingGraph(body)
+    }
+
+    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`.
+    @usableFromInline
+    final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
         try runtime.holdingGraph(body)
+    }
+
+    /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this
+    /// runtime, or inside one of its bodies (the engine runs computes and effects while the graph is held). Both
+    /// thread-local marks are set only after the graph was taken and put back before it is let go. False while
+    /// writes of observed properties wait: a batch applies them first.
+    @usableFromInline
+    final func threadHoldsGraph() -> Bool {
+        let runtime = unownedRuntime.opaqueSelf
+        return (EvaluationThreadState.innermost == runtime || ripple_thread_state_batching() == runtime)
+            && !PendingObservedWrites.arePending
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

@@ -216,7 +216,7 @@ public final class Store<State: Sendable, Action: Sendable> {
         // Key paths are immutable once formed: sharing one between threads is safe.
         nonisolated(unsafe) let path = keyPath
         let made = Derivation(
-            recompute: Derivation.storing({ atom.value[keyPath: path] }, equals: ==), label: "\(name) \(keyPath)",
+            recompute: Derivation.storing({ atom.value[keyPath: path] }), label: "\(name) \(keyPath)",
             fileID: "Ripple/Store.swift", line: #line, runtime: atom.runtime)
         // Another thread may have made one meanwhile: the first one stored is the one every reader shares.
         return lock.withLock {

@@ -30,9 +30,9 @@ extension Runtime {
                     return .RP_OK
                 }
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
-                node._withUnsafeGuaranteedRef { node in
-                    let outer = state.pointee.enterEvaluation(host: host)
-                    changed.pointee = node.compute()
+                node._withUnsafeGuaranteedRef { derivation in
+                    let outer = state.pointee.enterEvaluation(host: host, computing: node)
+                    changed.pointee = derivation.compute()
                     state.pointee.exitEvaluation(restoring: outer, host: host)
                 }
                 if mayBeDeinitializing { node.release() }

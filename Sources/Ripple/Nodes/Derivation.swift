@@ -193,11 +193,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     override func compute() -> Bool {
         if case .none = isolation {} else { checkIsolation() }
         if _slowPath(!cleanups.isEmpty) { runCleanups() }
-        let state = self.state
-        let outer = state.pointee.computingDerivation
-        state.pointee.computingDerivation = Unmanaged.passUnretained(self)
+        // The compute callback made this the computing derivation (for onCleanup) and puts the outer one back.
         let changed = recompute(cached, hasValue)
-        state.pointee.computingDerivation = outer
         hasValue = true
         return changed
     }

@@ -330,9 +330,10 @@ public class RippleNode {
     /// writes of observed properties wait: a batch applies them first.
     @usableFromInline
     final func threadHoldsGraph() -> Bool {
-        let runtime = unownedRuntime.opaqueSelf
-        return (EvaluationThreadState.innermost == runtime || ripple_thread_state_batching() == runtime)
-            && !PendingObservedWrites.arePending
+        // Compared as integers, as in beginRead: optional pointers would add a nil test to each comparison.
+        let runtime = UInt(bitPattern: unownedRuntime.opaqueSelf)
+        return (UInt(bitPattern: EvaluationThreadState.innermost) == runtime
+            || UInt(bitPattern: ripple_thread_state_batching()) == runtime) && !PendingObservedWrites.arePending
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

@@ -200,6 +200,11 @@ public class RippleNode {
     /// that reader. Until ``endRead(_:)``, no thread writes, computes or frees anything in the graph, so the
     /// caller loads the node's value in between, and nothing else: a graph call from inside the section
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
+    ///
+    /// A read inside an evaluation that failed (a cycle, for instance) returns a ticket that names the failure,
+    /// and ``endRead(_:)`` traps with it: the value the caller loads in between is the node's last one, still
+    /// initialized (a derivation that never computed checks the ticket before it loads anything). So the common
+    /// path uses nothing of `self` after the engine call and keeps no register across it.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
         // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
@@ -211,8 +216,8 @@ public class RippleNode {
         // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
         // returns: nothing can change between this call and the caller's load, so the read needs no section.
         let status = rp_node_read(graph, handle)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-        return RippleNode.heldByEvaluationTicket
+        return status == .RP_OK
+            ? RippleNode.heldByEvaluationTicket : RippleNode.failedReadTicketBase | status.rawValue
     }
 
     /// Opens the engine's read section.
@@ -256,6 +261,9 @@ public class RippleNode {
     @usableFromInline @inline(never)
     final func endSection(_ ticket: UInt32) {
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
+        if _slowPath(ticket & 0xFFFF_0000 == RippleNode.failedReadTicketBase) {
+            runtime.fail(rp_status_t(rawValue: ticket & 0xFFFF) ?? .RP_ECORRUPT, "reading", node: self)
+        }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
@@ -269,6 +277,10 @@ public class RippleNode {
     /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
     /// (the engine never hands out 0).
     @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
+
+    /// Or-ed with the status of a read inside an evaluation that failed, as its ticket (the engine's tickets are
+    /// small stripe numbers or within 2 of UInt32.max, so none of them falls in this range).
+    static let failedReadTicketBase: UInt32 = 0x4000_0000
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads

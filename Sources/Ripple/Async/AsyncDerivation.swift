@@ -119,6 +119,9 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
     override func compute() -> Bool {
+        // Not a derivation whose body runs now (the compute callback made it the computing one): a cleanup of the
+        // previous run that calls the synchronous onCleanup is outside any body.
+        state.pointee.computingDerivation = nil
         if let previous = currentRun {
             // Its cleanups are user code: what they read is not a dependency of the new run.
             _ = rp_untracked_begin(graph)

@@ -30,10 +30,10 @@ extension Runtime {
                     return .RP_OK
                 }
                 let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
-                node._withUnsafeGuaranteedRef { node in
-                    let outer = state.pointee.enterEvaluation(host: host)
-                    changed.pointee = node.compute()
-                    state.pointee.exitEvaluation(restoring: outer)
+                node._withUnsafeGuaranteedRef { derivation in
+                    let outer = state.pointee.enterEvaluation(host: host, computing: node)
+                    changed.pointee = derivation.compute()
+                    state.pointee.exitEvaluation(restoring: outer, host: host)
                 }
                 if mayBeDeinitializing { node.release() }
                 return .RP_OK
@@ -54,7 +54,7 @@ extension Runtime {
                 withExtendedLifetime(node) {  // a deinit the release triggers runs after the evaluation ended
                     let outer = state.pointee.enterEvaluation(host: host)
                     node.runEffect()
-                    state.pointee.exitEvaluation(restoring: outer)
+                    state.pointee.exitEvaluation(restoring: outer, host: host)
                 }
             },
             schedule: { _, _, handle, data in

@@ -217,7 +217,8 @@ struct RuntimeState {
     var runningEffect: Unmanaged<Effect>?
 
     /// The derivation whose body is running right now (an effect's run leaves it as it was: `runningEffect` comes
-    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by `Derivation.compute()`.
+    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by the compute callback
+    /// (`enterEvaluation(host:computing:)`), with the running effect, in one place.
     var computingDerivation: Unmanaged<RippleNode>?
 
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
@@ -231,35 +232,45 @@ struct RuntimeState {
 
     /// Called by the compute and run callbacks before they run user code. Makes this runtime the thread's innermost
     /// evaluating one, clears `runningEffect` (a derivation's body is not an effect body; an effect's run sets itself
-    /// once its cleanups ran) and returns what to hand back to `exitEvaluation(restoring:)`.
+    /// once its cleanups ran), makes `computing` the computing derivation when given (a compute; a run leaves it as
+    /// it is) and returns what to hand back to `exitEvaluation(restoring:host:)`.
     /// `host` is the runtime, as the engine hands it to callbacks.
     ///
     /// The thread-local slot is saved on every evaluation, not only when this runtime's first one starts: runtimes
     /// nest in any order on one thread (runtime 1's effect writes into runtime 2, whose effect runs runtime 1's
     /// effect), and each evaluation must find its own runtime innermost and leave the slot as it found it.
     @inline(__always)
-    mutating func enterEvaluation(host: UnsafeMutableRawPointer?) -> OuterEvaluation {
-        let outer = OuterEvaluation(runtime: EvaluationThreadState.innermost, effect: runningEffect)
+    mutating func enterEvaluation(
+        host: UnsafeMutableRawPointer?, computing: Unmanaged<RippleNode>? = nil
+    ) -> OuterEvaluation {
+        let outer = OuterEvaluation(
+            runtime: EvaluationThreadState.innermost, effect: runningEffect, derivation: computingDerivation)
         if outer.runtime != host { EvaluationThreadState.innermost = host }
         runningEffect = nil
+        if let computing { computingDerivation = computing }
         return outer
     }
 
-    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation(host:)` returned.
+    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation(host:computing:)`
+    /// returned. Every scope that changes the thread-local slot puts it back before it returns, so the slot names
+    /// `host` again here: it is written only when the evaluation had replaced another value, and not loaded.
     @inline(__always)
-    mutating func exitEvaluation(restoring outer: OuterEvaluation) {
+    mutating func exitEvaluation(restoring outer: OuterEvaluation, host: UnsafeMutableRawPointer?) {
         runningEffect = outer.effect
-        if EvaluationThreadState.innermost != outer.runtime { EvaluationThreadState.innermost = outer.runtime }
+        computingDerivation = outer.derivation
+        if outer.runtime != host { EvaluationThreadState.innermost = outer.runtime }
     }
 }
 
 /// What an evaluation replaced and puts back when it ends: the thread's innermost evaluating runtime and the
-/// runtime's running effect.
+/// runtime's running effect and computing derivation.
 struct OuterEvaluation {
     /// The thread-local slot's value before the evaluation (unretained: that runtime is further up the stack).
     let runtime: UnsafeMutableRawPointer?
     /// The runtime's running effect before the evaluation.
     let effect: Unmanaged<Effect>?
+    /// The runtime's computing derivation before the evaluation.
+    let derivation: Unmanaged<RippleNode>?
 }
 
 // The runtime is handed between tasks and threads. It is @unchecked because the compiler cannot see what guards its

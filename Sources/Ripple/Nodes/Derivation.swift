@@ -142,7 +142,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @inlinable
     public var value: Value {
         let ticket = beginRead()
-        if _slowPath(!hasValue) { Derivation.missingValue(label) }
+        if _slowPath(!hasValue) { missingValue(ticket) }
         let value = cached.pointee
         endRead(ticket)
         return value
@@ -209,11 +209,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     override func compute() -> Bool {
         if hasExtras { checkIsolation() }
         if _slowPath(!cleanups.isEmpty) { runCleanups() }
-        let state = self.state
-        let outer = state.pointee.computingDerivation
-        state.pointee.computingDerivation = Unmanaged.passUnretained(self)
+        // The compute callback made this the computing derivation (for onCleanup) and puts the outer one back.
         let changed = recompute(body, cached, hasValue)
-        state.pointee.computingDerivation = outer
         hasValue = true
         return changed
     }
@@ -255,8 +252,11 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             """)
     }
 
+    /// A read that left no value: a failed read (a cycle, for instance) traps with its own message when its ticket
+    /// ends; any other is an internal error.
     @usableFromInline @inline(never)
-    static func missingValue(_ label: String) -> Never {
+    func missingValue(_ ticket: UInt32) -> Never {
+        endRead(ticket)
         fatalError("Ripple: internal error: derivation \(label) was read but never computed. Please report it.")
     }
 }

@@ -233,6 +233,11 @@ public class RippleNode {
     /// that reader. Until ``endRead(_:)``, no thread writes, computes or frees anything in the graph, so the
     /// caller loads the node's value in between, and nothing else: a graph call from inside the section
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
+    ///
+    /// A read inside an evaluation that failed (a cycle, for instance) returns a ticket that names the failure,
+    /// and ``endRead(_:)`` traps with it: the value the caller loads in between is the node's last one, still
+    /// initialized (a derivation that never computed checks the ticket before it loads anything). So the common
+    /// path uses nothing of `self` after the engine call and keeps no register across it.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
         // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
@@ -244,8 +249,8 @@ public class RippleNode {
         // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
         // returns: nothing can change between this call and the caller's load, so the read needs no section.
         let status = rp_node_read(graph, handle)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-        return RippleNode.heldByEvaluationTicket
+        return status == .RP_OK
+            ? RippleNode.heldByEvaluationTicket : RippleNode.failedReadTicketBase | status.rawValue
     }
 
     /// Opens the engine's read section.
@@ -278,10 +283,20 @@ public class RippleNode {
     }
 
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
-    @usableFromInline @inline(__always)
+    /// Inlined into the reader: a read inside an evaluation (the common case) ends with one comparison, and only
+    /// a read that opened a section makes a call.
+    @inlinable @inline(__always)
     final func endRead(_ ticket: UInt32) {
-        if ticket == RippleNode.heldByEvaluationTicket { return }
+        if _slowPath(ticket != RippleNode.heldByEvaluationTicket) { endSection(ticket) }
+    }
+
+    /// ``endRead(_:)`` of a read that opened a section (outside an evaluation of this runtime on this thread).
+    @usableFromInline @inline(never)
+    final func endSection(_ ticket: UInt32) {
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
+        if _slowPath(ticket & 0xFFFF_0000 == RippleNode.failedReadTicketBase) {
+            runtime.fail(rp_status_t(rawValue: ticket & 0xFFFF) ?? .RP_ECORRUPT, "reading", node: self)
+        }
         var section = rp_read_section_t(ticket: ticket)
         let status = rp_node_read_end(graph, &section)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
@@ -294,7 +309,11 @@ public class RippleNode {
 
     /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
     /// (the engine never hands out 0).
-    static let heldByEvaluationTicket: UInt32 = 0
+    @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
+
+    /// Or-ed with the status of a read inside an evaluation that failed, as its ticket (the engine's tickets are
+    /// small stripe numbers or within 2 of UInt32.max, so none of them falls in this range).
+    static let failedReadTicketBase: UInt32 = 0x4000_0000
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
@@ -334,9 +353,32 @@ public class RippleNode {
 
     /// Holds the graph exclusively around `body` (a batch: effects it makes due run when it ends), so that
     /// `body` may read and write this node's Swift state. Reentrant on the thread that holds the graph.
-    @usableFromInline
+    ///
+    /// A write inside a batch or inside a body of this runtime (the common case) runs `body` directly: this
+    /// thread holds the graph already, and a nested batch would change nothing (its end cannot flush inside
+    /// the outer batch or evaluation, and lifecycle hooks wait for the outermost batch).
+    @inlinable
     final func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        if threadHoldsGraph() { return try body() }
+        return try exclusivelyHoldingGraph(body)
+    }
+
+    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`.
+    @usableFromInline
+    final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
         try runtime.holdingGraph(body)
+    }
+
+    /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this
+    /// runtime, or inside one of its bodies (the engine runs computes and effects while the graph is held). Both
+    /// thread-local marks are set only after the graph was taken and put back before it is let go. False while
+    /// writes of observed properties wait: a batch applies them first.
+    @usableFromInline
+    final func threadHoldsGraph() -> Bool {
+        // Compared as integers, as in beginRead: optional pointers would add a nil test to each comparison.
+        let runtime = UInt(bitPattern: unownedRuntime.opaqueSelf)
+        return (UInt(bitPattern: EvaluationThreadState.innermost) == runtime
+            || UInt(bitPattern: ripple_thread_state_batching()) == runtime) && !PendingObservedWrites.arePending
     }
 
     /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.

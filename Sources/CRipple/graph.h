@@ -294,14 +294,15 @@ rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
 /* rp_enqueue's common cases inline, when there is room in both parts and so
- * nothing to drop first: an effect `rec` (at `slot`) arriving after the last
- * one queued in creation order appends to `ordered`; outside a flush, any
- * other appends to `heap`. */
+ * nothing to drop first: an effect `rec` (at `slot`) arriving in an empty
+ * `ordered` or after the last one queued there in creation order appends to
+ * it; outside a flush, any other appends to `heap`. */
 static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     size_t count = graph->ordered_count;
     size_t later = graph->heap_count;
-    if (count != graph->ordered_head && count < graph->ordered_capacity && later < graph->heap_capacity) {
-        if (graph->ordered[count - 1].order < rec->order) {
+    if (count < graph->ordered_capacity && later < graph->heap_capacity) {
+        if (count == graph->ordered_head) graph->ordered_head = count = 0;
+        if (count == 0 || graph->ordered[count - 1].order < rec->order) {
             rec->flags |= RP_F_QUEUED;
             graph->ordered[count] = (rp_queued_t){rec->order, slot};
             graph->ordered_count = count + 1;

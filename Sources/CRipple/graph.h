@@ -288,8 +288,6 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty);
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 void rp_run_effect(rp_graph_t *graph, uint32_t slot);
-/* Re-validates a PENDING effect; *run says whether something it read changed. */
-rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);

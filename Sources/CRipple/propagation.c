@@ -665,12 +665,3 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
 rp_status_t rp_node_invalidate(rp_graph_t *graph, rp_node_t node) {
     return rp_call_exclusive(graph, node, node_invalidate);
 }
-
-rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {
-    rp_status_t status = rp_check_dirty(graph, slot, run);
-    if (rp_rec(graph, slot)->flags & RP_F_DISPOSING) {
-        rp_node_finish_if_disposing(graph, slot);
-        *run = false;
-    }
-    return status;
-}

@@ -189,6 +189,17 @@ static rp_queued_t pop_first(rp_graph_t *graph) {
     return ordered ? graph->ordered[graph->ordered_head++] : heap_pop(graph);
 }
 
+/* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
+ * it read changed. Inline: the flush does this for most effects it takes. */
+static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec, bool *run) {
+    rp_status_t status = rp_check_dirty(graph, slot, run);
+    if (rec->flags & RP_F_DISPOSING) {
+        rp_node_finish_if_disposing(graph, slot);
+        *run = false;
+    }
+    return status;
+}
+
 /* The flush stopped at `looping`: name the effects that reached the bound.
  * Every effect still queued, `looping` included, stays queued and marked, so
  * the next flush (the next write, read or batch end) takes them up again. */
@@ -249,7 +260,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         }
         bool run = (rec->flags & RP_F_DIRTY) != 0;
         if (!run && (rec->flags & RP_F_PENDING)) {
-            rp_status_t status = rp_refresh_effect(graph, entry.slot, &run);
+            rp_status_t status = refresh_effect(graph, entry.slot, rec, &run);
             if (status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
                 if (rec->order == entry.order) rp_enqueue(graph, entry.slot);
@@ -335,7 +346,7 @@ static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
     rec->flags &= (uint16_t)~RP_F_SCHEDULED;
     bool run = (rec->flags & RP_F_DIRTY) != 0;
     if (!run && (rec->flags & RP_F_PENDING)) {
-        rp_status_t status = rp_refresh_effect(graph, slot, &run);
+        rp_status_t status = refresh_effect(graph, slot, rec, &run);
         if (status) {
             /* Still due: the next flush schedules (or runs) it again. */
             if ((rec->flags & RP_F_LIVE) && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);

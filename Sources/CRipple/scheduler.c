@@ -5,8 +5,9 @@
  * order they were created whatever order propagation reached them in: those
  * that arrive out of that order are sorted once when the flush starts (a radix
  * sort on their creation order, then a merge with those that arrived in
- * order), and those that arrive while it runs go through a binary min-heap. A queued effect that is only
- * PENDING is re-validated first and runs only if something it read changed.
+ * order), and those that arrive while it runs go through a binary min-heap.
+ * A queued effect that is only PENDING is re-validated first and runs only if
+ * something it read changed.
  * Writes made by a running effect are applied at once; the effects they reach
  * join the same flush. One effect running more than `settle_bound` times in a
  * flush stops it with RP_ELOOP.

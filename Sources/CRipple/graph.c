@@ -81,6 +81,7 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     rp_arena_raw_free(&arena, graph->stack, sizeof(*graph->stack) * graph->stack_capacity);
     rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->heap_capacity);
     rp_arena_raw_free(&arena, graph->ordered, sizeof(*graph->ordered) * graph->ordered_capacity);
+    rp_arena_raw_free(&arena, graph->queue_spare, sizeof(*graph->queue_spare) * graph->queue_spare_capacity);
     rp_arena_raw_free(&arena, graph->unwatch, sizeof(*graph->unwatch) * graph->unwatch_capacity);
     rp_arena_raw_free(&arena, graph->diagnostic, sizeof(*graph->diagnostic) * graph->diagnostic_capacity);
     rp_arena_release_all(&arena);

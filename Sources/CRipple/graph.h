@@ -191,8 +191,11 @@ struct rp_graph {
     size_t stack_top, stack_capacity;
 
     /* The flush queue, in two parts: effects usually arrive in creation order
-     * and append to `ordered` (a sorted FIFO); the others go to `heap` (a binary
-     * min-heap on `order`). The next effect is the smaller of the two heads. */
+     * and append to `ordered` (a sorted FIFO); the others go to `heap`. Outside
+     * a flush `heap` is in arrival order (appending is all a propagation pays);
+     * a flush starts by sorting it and merging it into `ordered`, and keeps it
+     * a binary min-heap on `order` for the effects that arrive while it runs.
+     * The next effect is the smaller of the two heads. */
     rp_queued_t *ordered;
     size_t ordered_head, ordered_count, ordered_capacity;
     rp_queued_t *heap;
@@ -221,6 +224,11 @@ struct rp_graph {
     uint64_t stamp;
     uint64_t write_epoch;
     uint64_t flush_id;
+
+    /* Spare room for the flush's sort and merge (scheduler.c), as large as
+     * `ordered` and `heap`: the three arrays trade places when a flush starts. */
+    rp_queued_t *queue_spare;
+    size_t queue_spare_capacity;
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
@@ -280,22 +288,30 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty);
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 void rp_run_effect(rp_graph_t *graph, uint32_t slot);
-/* Re-validates a PENDING effect; *run says whether something it read changed. */
-rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
-/* rp_enqueue's common case inline: an effect `rec` (at `slot`) arriving after
- * the last one queued in creation order appends to `ordered`, when there is
- * room in both parts and so nothing to drop first. */
+/* rp_enqueue's common cases inline, when there is room in both parts and so
+ * nothing to drop first: an effect `rec` (at `slot`) arriving in an empty
+ * `ordered` or after the last one queued there in creation order appends to
+ * it; outside a flush, any other appends to `heap`. */
 static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     size_t count = graph->ordered_count;
-    if (count != graph->ordered_head && count < graph->ordered_capacity &&
-        graph->heap_count < graph->heap_capacity && graph->ordered[count - 1].order < rec->order) {
-        rec->flags |= RP_F_QUEUED;
-        graph->ordered[count] = (rp_queued_t){rec->order, slot};
-        graph->ordered_count = count + 1;
-        return;
+    size_t later = graph->heap_count;
+    if (count < graph->ordered_capacity && later < graph->heap_capacity) {
+        if (count == graph->ordered_head) graph->ordered_head = count = 0;
+        if (count == 0 || graph->ordered[count - 1].order < rec->order) {
+            rec->flags |= RP_F_QUEUED;
+            graph->ordered[count] = (rp_queued_t){rec->order, slot};
+            graph->ordered_count = count + 1;
+            return;
+        }
+        if (!graph->flushing) {
+            rec->flags |= RP_F_QUEUED;
+            graph->heap[later] = (rp_queued_t){rec->order, slot};
+            graph->heap_count = later + 1;
+            return;
+        }
     }
     rp_enqueue(graph, slot);
 }

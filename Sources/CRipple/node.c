@@ -37,6 +37,10 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
         if ((status = grow(arena, (void **)&graph->ordered, &graph->ordered_capacity, sizeof(rp_queued_t), effects))) {
             return status;
         }
+        if ((status = grow(arena, (void **)&graph->queue_spare, &graph->queue_spare_capacity, sizeof(rp_queued_t),
+                           effects))) {
+            return status;
+        }
     }
     if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
         size_t pages_capacity = graph->pages_capacity;

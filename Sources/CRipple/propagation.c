@@ -467,14 +467,15 @@ static inline bool reading_in_run(const rp_graph_t *graph, void *self) {
     return rp_sync_load_ptr(&graph->sections.owner) == self && graph->active_rec != NULL;
 }
 
-/* rp_node_read_begin apart from reads in a run, out of line so that those
- * stay short. */
-static __attribute__((noinline)) rp_status_t read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section,
-                                                        void *self) {
-    if (!rp_exclusive_enter_owned(graph, self)) {
-        if (rp_try_shared_read(graph, node, self, &section->ticket)) return RP_OK;
-        rp_exclusive_acquire(graph, self);
-    }
+/* Whether the end of a read section outside runs would find nothing to do:
+ * no effect to flush, no `unwatched` to deliver (rp_settle). */
+static inline bool settled(const rp_graph_t *graph) {
+    return rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
+}
+
+/* A read outside runs by the thread holding the graph, past the common case
+ * (an up-to-date node, nothing to settle). Leaves the graph on failure. */
+static rp_status_t read_held_outside_run(rp_graph_t *graph, rp_node_t node) {
     rp_status_t status = run_effects_left_queued(graph, node);
     if (status) {
         /* They failed again: nothing was read, and they stay queued for the
@@ -488,6 +489,28 @@ static __attribute__((noinline)) rp_status_t read_begin(rp_graph_t *graph, rp_no
         (void)rp_settle(graph); /* what the refresh queued still runs */
         rp_exclusive_exit(graph);
         return status;
+    }
+    return RP_OK;
+}
+
+/* Takes the graph for a read outside runs: exclusively (true), or shared
+ * when another thread is inside and `node` is up to date (false, *ticket set). */
+static inline bool enter_for_read(rp_graph_t *graph, rp_node_t node, void *self, uint32_t *ticket) {
+    if (rp_exclusive_enter_owned(graph, self)) return true;
+    if (rp_try_shared_read(graph, node, self, ticket)) return false;
+    rp_exclusive_acquire(graph, self);
+    return true;
+}
+
+/* rp_node_read_begin apart from reads in a run, out of line so that those
+ * stay short. Outside a run nobody is recording reads (graph->active_rec is
+ * NULL): an up-to-date node needs nothing more than the graph held. */
+static __attribute__((noinline)) rp_status_t read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section,
+                                                        void *self) {
+    if (!enter_for_read(graph, node, self, &section->ticket)) return RP_OK;
+    if (!rp_queue_empty(graph) || fresh_record(graph, node) == NULL) {
+        rp_status_t status = read_held_outside_run(graph, node);
+        if (status) return status;
     }
     section->ticket = RP_TICKET_EXCLUSIVE;
     return RP_OK;
@@ -505,32 +528,65 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
 rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     uint32_t ticket = section->ticket;
-    if (ticket == RP_TICKET_IN_RUN) return reading_in_run(graph, rp_thread_self()) ? RP_OK : RP_EINVAL;
-    if (ticket != RP_TICKET_EXCLUSIVE) {
-        /* Not a ticket this thread's begin gave, or its stripe counts nobody:
-         * ending it would let writers in while a reader is inside. */
-        if (ticket == 0 || ticket - 1 != rp_stripe_for(rp_thread_self()) ||
-            rp_sync_load_u32(&graph->sections.stripes[ticket - 1].readers) == 0) {
-            return RP_EINVAL;
-        }
-        rp_shared_exit(graph, ticket);
-        return RP_OK;
+    void *self = rp_thread_self();
+    bool held = rp_sync_load_ptr(&graph->sections.owner) == self;
+    if (ticket == RP_TICKET_EXCLUSIVE) {
+        /* Ended already (a thread that has the graph through its bias reads
+         * holding it, so its sections are all of this kind), or not this
+         * thread's. */
+        if (!held) return RP_EINVAL;
+        rp_status_t status = rp_settle(graph);
+        rp_exclusive_exit(graph);
+        return status;
     }
-    /* Ended already (a thread that has the graph through its bias reads
-     * holding it, so its sections are all of this kind), or not this
-     * thread's. */
-    if (!rp_exclusive_held(graph)) return RP_EINVAL;
-    rp_status_t status = rp_settle(graph);
+    if (ticket == RP_TICKET_IN_RUN) return held && graph->active_rec != NULL ? RP_OK : RP_EINVAL;
+    /* Not a ticket this thread's begin gave, or its stripe counts nobody:
+     * ending it would let writers in while a reader is inside. */
+    if (ticket == 0 || ticket - 1 != rp_stripe_for(self) ||
+        rp_sync_load_u32(&graph->sections.stripes[ticket - 1].readers) == 0) {
+        return RP_EINVAL;
+    }
+    rp_shared_exit(graph, ticket);
+    return RP_OK;
+}
+
+/* A whole read outside runs (begin and end in one) past the common case,
+ * holding the graph. */
+static __attribute__((noinline)) rp_status_t read_outside_run_held(rp_graph_t *graph, rp_node_t node) {
+    rp_status_t status = read_held_outside_run(graph, node);
+    if (status) return status;
+    status = rp_settle(graph);
     rp_exclusive_exit(graph);
     return status;
 }
 
+/* The same, not holding the graph: shared if it can, else waiting for it. */
+static __attribute__((noinline)) rp_status_t read_outside_run_waiting(rp_graph_t *graph, rp_node_t node, void *self) {
+    uint32_t ticket;
+    if (rp_try_shared_read(graph, node, self, &ticket)) {
+        rp_shared_exit(graph, ticket);
+        return RP_OK;
+    }
+    rp_exclusive_acquire(graph, self);
+    return read_outside_run_held(graph, node);
+}
+
+/* A whole read outside runs: the common case (the graph is this thread's, the
+ * node up to date, nothing to settle) makes no call, and the others are tail
+ * calls, so that it saves few registers. Out of line, so that reads in a run
+ * stay short. */
+static __attribute__((noinline)) rp_status_t read_outside_run(rp_graph_t *graph, rp_node_t node, void *self) {
+    if (!rp_exclusive_enter_owned(graph, self)) return read_outside_run_waiting(graph, node, self);
+    if (!settled(graph) || fresh_record(graph, node) == NULL) return read_outside_run_held(graph, node);
+    rp_exclusive_exit(graph);
+    return RP_OK;
+}
+
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
-    if (graph != NULL && reading_in_run(graph, rp_thread_self())) return read_in_run(graph, node);
-    rp_read_section_t section;
-    rp_status_t status = rp_node_read_begin(graph, node, &section);
-    if (status) return status;
-    return rp_node_read_end(graph, &section);
+    if (graph == NULL) return RP_EINVAL;
+    void *self = rp_thread_self();
+    if (reading_in_run(graph, self)) return read_in_run(graph, node);
+    return read_outside_run(graph, node, self);
 }
 
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
@@ -608,13 +664,4 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
 
 rp_status_t rp_node_invalidate(rp_graph_t *graph, rp_node_t node) {
     return rp_call_exclusive(graph, node, node_invalidate);
-}
-
-rp_status_t rp_refresh_effect(rp_graph_t *graph, uint32_t slot, bool *run) {
-    rp_status_t status = rp_check_dirty(graph, slot, run);
-    if (rp_rec(graph, slot)->flags & RP_F_DISPOSING) {
-        rp_node_finish_if_disposing(graph, slot);
-        *run = false;
-    }
-    return status;
 }

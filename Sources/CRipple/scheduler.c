@@ -1,10 +1,13 @@
 /*
  * scheduler.c: when effects run.
  *
- * Effects reached by a change are queued in a binary min-heap keyed by their
- * creation order, so one flush runs them in the order they were created
- * whatever order propagation reached them in. A queued effect that is only
- * PENDING is re-validated first and runs only if something it read changed.
+ * Effects reached by a change are queued, and one flush runs them in the
+ * order they were created whatever order propagation reached them in: those
+ * that arrive out of that order are sorted once when the flush starts (a radix
+ * sort on their creation order, then a merge with those that arrived in
+ * order), and those that arrive while it runs go through a binary min-heap.
+ * A queued effect that is only PENDING is re-validated first and runs only if
+ * something it read changed.
  * Writes made by a running effect are applied at once; the effects they reach
  * join the same flush. One effect running more than `settle_bound` times in a
  * flush stops it with RP_ELOOP.
@@ -68,6 +71,8 @@ static void drop_freed_entries(rp_graph_t *graph) {
         rp_queued_t entry = graph->heap[i];
         if (rp_rec(graph, entry.slot)->order == entry.order) graph->heap[kept++] = entry;
     }
+    graph->heap_count = kept;
+    if (!graph->flushing) return; /* in arrival order until the flush sorts it */
     graph->heap_count = 0;
     for (size_t i = 0; i < kept; i++) heap_push(graph, graph->heap[i]);
 }
@@ -91,15 +96,109 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
             graph->ordered_count = pending;
         }
         graph->ordered[graph->ordered_count++] = entry;
-    } else {
+    } else if (graph->flushing) {
         heap_push(graph, entry);
+    } else {
+        graph->heap[graph->heap_count++] = entry;
     }
+}
+
+/* Sorts `count` entries of `entries` by creation order, using `spare` (as
+ * large) for room; returns which of the two holds the result. Least
+ * significant byte first, one counting pass per byte in which the orders
+ * differ: a few instructions per entry and byte, against a logarithmic number
+ * of comparisons per entry for a heap. */
+static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size_t count) {
+    if (count <= 16) {
+        for (size_t i = 1; i < count; i++) {
+            rp_queued_t moving = entries[i];
+            size_t j = i;
+            for (; j > 0 && before(&moving, &entries[j - 1]); j--) entries[j] = entries[j - 1];
+            entries[j] = moving;
+        }
+        return entries;
+    }
+    uint64_t low = entries[0].order, high = low;
+    for (size_t i = 1; i < count; i++) {
+        uint64_t order = entries[i].order;
+        if (order < low) low = order;
+        if (order > high) high = order;
+    }
+    uint64_t range = high - low;
+    for (unsigned shift = 0; shift < 64 && (range >> shift) != 0; shift += 8) {
+        uint32_t starts[256] = {0};
+        for (size_t i = 0; i < count; i++) starts[((entries[i].order - low) >> shift) & 0xff]++;
+        uint32_t total = 0;
+        for (unsigned digit = 0; digit < 256; digit++) {
+            uint32_t here = starts[digit];
+            starts[digit] = total;
+            total += here;
+        }
+        for (size_t i = 0; i < count; i++) spare[starts[((entries[i].order - low) >> shift) & 0xff]++] = entries[i];
+        rp_queued_t *sorted = spare;
+        spare = entries;
+        entries = sorted;
+    }
+    return entries;
+}
+
+/* A flush starts here: the effects queued out of order since the last one are
+ * sorted and merged into `ordered`, which then holds the whole queue, and
+ * `heap` is empty, a heap again. The three arrays trade places (with their
+ * capacities): the result lands in whichever is free. */
+static void merge_queued_out_of_order(rp_graph_t *graph) {
+    if (graph->heap_count == 0) return;
+    size_t capacity = graph->ordered_capacity;
+    if (graph->heap_capacity < capacity) capacity = graph->heap_capacity;
+    if (graph->queue_spare_capacity < capacity) capacity = graph->queue_spare_capacity;
+    if (graph->ordered_count - graph->ordered_head + graph->heap_count > capacity) drop_freed_entries(graph);
+    rp_queued_t *arrays[3] = {graph->ordered, graph->heap, graph->queue_spare};
+    size_t capacities[3] = {graph->ordered_capacity, graph->heap_capacity, graph->queue_spare_capacity};
+    size_t count = graph->heap_count;
+    rp_queued_t *sorted = sort_by_order(graph->heap, graph->queue_spare, count);
+    size_t run = sorted == graph->heap ? 1 : 2; /* the index of the sorted run in arrays */
+    size_t result = run;
+    size_t pending = graph->ordered_count - graph->ordered_head;
+    if (pending) {
+        result = 3 - run; /* the one of heap and spare that the run is not in */
+        const rp_queued_t *a = graph->ordered + graph->ordered_head, *a_end = a + pending;
+        const rp_queued_t *b = sorted, *b_end = sorted + count;
+        rp_queued_t *out = arrays[result];
+        while (a < a_end && b < b_end) *out++ = before(b, a) ? *b++ : *a++;
+        while (a < a_end) *out++ = *a++;
+        while (b < b_end) *out++ = *b++;
+    }
+    /* `ordered` becomes `result`; the other two take the remaining arrays. */
+    size_t others[2], n = 0;
+    for (size_t i = 0; i < 3; i++) {
+        if (i != result) others[n++] = i;
+    }
+    graph->ordered = arrays[result];
+    graph->ordered_capacity = capacities[result];
+    graph->heap = arrays[others[0]];
+    graph->heap_capacity = capacities[others[0]];
+    graph->queue_spare = arrays[others[1]];
+    graph->queue_spare_capacity = capacities[others[1]];
+    graph->ordered_head = 0;
+    graph->ordered_count = pending + count;
+    graph->heap_count = 0;
 }
 
 static rp_queued_t pop_first(rp_graph_t *graph) {
     bool ordered = graph->ordered_head < graph->ordered_count &&
                    (graph->heap_count == 0 || before(&graph->ordered[graph->ordered_head], &graph->heap[0]));
     return ordered ? graph->ordered[graph->ordered_head++] : heap_pop(graph);
+}
+
+/* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
+ * it read changed. Inline: the flush does this for most effects it takes. */
+static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec, bool *run) {
+    rp_status_t status = rp_check_dirty(graph, slot, run);
+    if (rec->flags & RP_F_DISPOSING) {
+        rp_node_finish_if_disposing(graph, slot);
+        *run = false;
+    }
+    return status;
 }
 
 /* The flush stopped at `looping`: name the effects that reached the bound.
@@ -145,6 +244,7 @@ void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot) {
 
 rp_status_t rp_flush(rp_graph_t *graph) {
     if (graph->flushing) return RP_OK;
+    merge_queued_out_of_order(graph);
     graph->flushing = true;
     graph->flush_id++;
     rp_status_t result = RP_OK;
@@ -161,7 +261,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         }
         bool run = (rec->flags & RP_F_DIRTY) != 0;
         if (!run && (rec->flags & RP_F_PENDING)) {
-            rp_status_t status = rp_refresh_effect(graph, entry.slot, &run);
+            rp_status_t status = refresh_effect(graph, entry.slot, rec, &run);
             if (status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
                 if (rec->order == entry.order) rp_enqueue(graph, entry.slot);
@@ -247,7 +347,7 @@ static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
     rec->flags &= (uint16_t)~RP_F_SCHEDULED;
     bool run = (rec->flags & RP_F_DIRTY) != 0;
     if (!run && (rec->flags & RP_F_PENDING)) {
-        rp_status_t status = rp_refresh_effect(graph, slot, &run);
+        rp_status_t status = refresh_effect(graph, slot, rec, &run);
         if (status) {
             /* Still due: the next flush schedules (or runs) it again. */
             if ((rec->flags & RP_F_LIVE) && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);

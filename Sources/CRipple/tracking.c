@@ -74,15 +74,27 @@ void rp_deliver_unwatched(rp_graph_t *graph) {
     graph->draining = false;
 }
 
+static rp_status_t link_elsewhere(rp_graph_t *graph, uint32_t dep, uint32_t sub);
+
+/* The common case first (reads after a refresh come here: most are the next
+ * read of the previous run), then a tail call, so that it saves no registers. */
 rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
     rp_node_rec_t *s = rp_rec(graph, sub);
-    rp_node_rec_t *d = rp_rec(graph, dep);
     uint32_t cursor = s->cursor;
     if (cursor < s->ndeps && s->deps[cursor].node == dep) {
         s->cursor = cursor + 1;
-        d->read_stamp = s->run_stamp;
+        rp_rec(graph, dep)->read_stamp = s->run_stamp;
         return RP_OK;
     }
+    return link_elsewhere(graph, dep, sub);
+}
+
+/* A read that is not the next one of the previous run: already read in this
+ * run, read later in the previous one (moved into place), or new (linked). */
+static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
+    rp_node_rec_t *s = rp_rec(graph, sub);
+    rp_node_rec_t *d = rp_rec(graph, dep);
+    uint32_t cursor = s->cursor;
     /* Already read in this run? The stamp answers unless a nested run read
      * the node since (its stamp is larger); then the confirmed prefix does. */
     if (d->read_stamp == s->run_stamp) return RP_OK;

@@ -49,6 +49,64 @@ static void effects_run_in_creation_order(void)
     th_done(&w);
 }
 
+/* The args of the effects run by many_effects_reached_out_of_order_..., in run order. */
+static long noted_runs[1024];
+static size_t noted_count;
+
+static long note_run(th_world_t *w, th_node_t *self)
+{
+    long v = th_read(w, self->in[0]);
+    if (noted_count < sizeof noted_runs / sizeof noted_runs[0])
+        noted_runs[noted_count] = self->arg;
+    noted_count++;
+    return v;
+}
+
+/* More effects than the flush sorts by insertion, reached in an order that is
+ * a permutation of their creation order, with creation orders spread over
+ * more than one byte, two disposed while queued and two more queued in their
+ * place (so the queue holds more entries than its room for live effects): one
+ * flush runs the live ones in creation order, once each. */
+static void many_effects_reached_out_of_order_run_in_creation_order(void)
+{
+    harness_begin("many_effects_reached_out_of_order_run_in_creation_order");
+    enum { N = 512 };
+    th_world_t w;
+    th_init(&w, 2 * N + 8, 0);
+    th_node_t *sources[N], *effects[N];
+    for (int i = 0; i < N; i++)
+        sources[i] = th_source(&w, "s", 0);
+    /* 7 is prime to N: effect i reads source 7i mod N, and writing the sources
+     * in index order reaches the effects out of creation order. */
+    for (int i = 0; i < N; i++)
+        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 7) % N], NULL);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    for (int j = 0; j < N; j++)
+        CHECK_ST(th_write(&w, sources[j], 1), RP_OK);
+    CHECK_ST(th_dispose(&w, effects[5]), RP_OK);
+    CHECK_ST(th_dispose(&w, effects[200]), RP_OK);
+    th_node_t *late1 = th_effect(&w, "late1", note_run, N, sources[3], NULL);
+    th_node_t *late2 = th_effect(&w, "late2", note_run, N + 1, sources[1], NULL);
+    noted_count = 0;
+    CHECK_ST(th_write(&w, sources[3], 2), RP_OK);
+    CHECK_ST(th_write(&w, sources[1], 2), RP_OK);
+    CHECK_EQ(noted_count, 0);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(noted_count, N);
+    bool ordered = true;
+    for (size_t i = 1; i < noted_count && i < N; i++)
+        ordered = ordered && noted_runs[i - 1] < noted_runs[i];
+    CHECK(ordered);
+    CHECK_EQ(noted_runs[0], 0);
+    CHECK_EQ(noted_runs[5], 6);
+    CHECK_EQ(noted_runs[N - 2], N);
+    CHECK_EQ(noted_runs[N - 1], N + 1);
+    CHECK_EQ(effects[0]->runs, 2);
+    CHECK_EQ(late1->runs, 2);
+    CHECK_EQ(late2->runs, 2);
+    th_done(&w);
+}
+
 static void nested_batches_run_effects_at_the_outermost_end(void)
 {
     harness_begin("nested_batches_run_effects_at_the_outermost_end");
@@ -475,6 +533,7 @@ static void running_an_effect_explicitly(void)
 int main(void)
 {
     effects_run_in_creation_order();
+    many_effects_reached_out_of_order_run_in_creation_order();
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();
     effects_writing_their_dependencies_settle();

@@ -83,12 +83,29 @@ enum {
 #define RP_PAGE_SHIFT 8u
 #define RP_PAGE_NODES (1u << RP_PAGE_SHIFT)
 
+typedef struct rp_node_rec rp_node_rec_t;
+
+/* The walks visit every edge they pass: each carries the other end's record,
+ * so that visiting it costs no page lookup (records never move). */
 typedef struct rp_edge {
-    uint32_t node;   /* the node at the other end */
-    uint32_t mirror; /* index of this edge's twin in the other node's array */
+    uint32_t node;       /* the node at the other end */
+    uint32_t mirror;     /* index of this edge's twin in the other node's array */
+    rp_node_rec_t *rec;  /* the record of `node` */
 } rp_edge_t;
 
-typedef struct rp_node_rec {
+/* Edge arrays come from the arena in blocks of 8-byte items. */
+#define RP_EDGE_ITEMS ((uint32_t)(sizeof(rp_edge_t) / 8))
+_Static_assert(sizeof(rp_edge_t) % 8 == 0, "an edge is a whole number of arena items");
+
+/* The size class of an edge array of `capacity` edges, and the capacity of one of class `size_class`. */
+static inline unsigned rp_edge_class_for(uint32_t capacity) {
+    return rp_arena_class_for(capacity * RP_EDGE_ITEMS);
+}
+static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
+    return ((uint32_t)1 << size_class) / RP_EDGE_ITEMS;
+}
+
+struct rp_node_rec {
     rp_edge_t *deps;
     rp_edge_t *subs;
     uint32_t ndeps, deps_capacity;
@@ -113,13 +130,14 @@ typedef struct rp_node_rec {
     uint64_t read_stamp;     /* stamp of the last run that read it */
     uint64_t order;          /* creation sequence; 0 once freed */
     void *data;
-} rp_node_rec_t;
+};
 
 /* A frame of the explicit stack used by propagation and re-validation. */
 typedef struct rp_frame {
     uint32_t node;
     uint32_t position;
-    uint64_t stamp; /* run stamp when the frame was pushed: orders a cycle's nodes */
+    uint64_t stamp;     /* run stamp when the frame was pushed: orders a cycle's nodes */
+    rp_node_rec_t *rec; /* the record of `node`, where the walk keeps it at hand */
 } rp_frame_t;
 
 /* A flush queue entry: effects run in creation order. */

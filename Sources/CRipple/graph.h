@@ -7,7 +7,9 @@
  *   deps: what it read in its last run, in read order;
  *   subs: who read it (no set order).
  * An edge is stored once on each side; each copy records where its twin sits
- * (`mirror`), so unlinking is O(1) on the unordered side.
+ * (`mirror`), so unlinking is O(1) on the unordered side, and the record of
+ * the node at its other end (`rec`), so a walk visits that node without
+ * looking its page up.
  *
  * Node states (flags):
  *   DIRTY     a source was written and not yet committed; a computed must
@@ -85,8 +87,7 @@ enum {
 
 typedef struct rp_node_rec rp_node_rec_t;
 
-/* The walks visit every edge they pass: each carries the other end's record,
- * so that visiting it costs no page lookup (records never move). */
+/* Records never move, so an edge can hold its other end's record. */
 typedef struct rp_edge {
     uint32_t node;       /* the node at the other end */
     uint32_t mirror;     /* index of this edge's twin in the other node's array */

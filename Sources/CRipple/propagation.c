@@ -29,13 +29,13 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
-void rp_propagate(rp_graph_t *graph, uint32_t root) {
+/* rp_propagate from the node whose record is `rec`. */
+static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     /* Frames hold only the record and the position: nothing here needs a
      * walked node's slot, and nothing it calls uses the stack. */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     size_t base = top;
-    rp_node_rec_t *rec = rp_rec(graph, root);
     uint32_t position = 0;
     for (;;) {
         uint32_t nsubs = rec->nsubs;
@@ -51,13 +51,14 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
                 if ((flags & RP_F_STALE) || edge.mirror >= sub->cursor) continue;
             }
             sub->flags = flags | RP_F_PENDING;
-            queue_if_effect(graph, edge.node, sub);
             if (sub->nsubs) {
                 /* Descending from a node's last subscriber leaves nothing to come back for. */
                 if (position < nsubs) stack[top++] = (rp_frame_t){0, position, 0, rec};
                 rec = sub;
                 position = 0;
                 nsubs = rec->nsubs;
+            } else {
+                queue_if_effect(graph, edge.node, sub); /* effects have no readers */
             }
         }
         if (top == base) return;
@@ -67,20 +68,23 @@ void rp_propagate(rp_graph_t *graph, uint32_t root) {
     }
 }
 
+void rp_propagate(rp_graph_t *graph, uint32_t root) {
+    propagate_from(graph, rp_rec(graph, root));
+}
+
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if ((rec->flags & RP_F_DIRTY) && !(rec->flags & RP_F_COMPUTING)) return;
     rec->flags |= RP_F_DIRTY;
     rec->cause = RP_NO_SLOT; /* a disposal or a restart, not a change of a dependency */
     queue_if_effect(graph, slot, rec);
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
 }
 
 /* A dependency changed: readers that were only PENDING must now recompute.
  * They are already queued (effects) or marked downstream. */
 static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
-                                                                              bool tracing) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+                                                                              const rp_node_rec_t *rec, bool tracing) {
     for (uint32_t i = 0; i < rec->nsubs; i++) {
         rp_edge_t edge = rec->subs[i];
         rp_node_rec_t *sub = edge.rec;
@@ -102,22 +106,25 @@ static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_
 
 /* With a tracer the readers also learn their cause: a separate copy, so that
  * the untraced one stays small enough to be inlined into the walks. */
-static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot) {
-    mark_pending_readers_dirty(graph, slot, true);
+static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot,
+                                                                        const rp_node_rec_t *rec) {
+    mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
+/* `rec` is the record of `slot`. */
+static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
-        mark_pending_readers_dirty_traced(graph, slot);
+        mark_pending_readers_dirty_traced(graph, slot, rec);
     } else {
-        mark_pending_readers_dirty(graph, slot, false);
+        mark_pending_readers_dirty(graph, slot, rec, false);
     }
 }
 
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
     graph->write_epoch++;
-    rp_propagate(graph, slot);
-    shallow_propagate(graph, slot);
+    propagate_from(graph, rec);
+    shallow_propagate(graph, slot, rec);
 }
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
@@ -311,7 +318,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 return status;
             }
             dirty = changed;
-            if (changed && rec->nsubs > 1) shallow_propagate(graph, current);
+            if (changed && rec->nsubs > 1) shallow_propagate(graph, current, rec);
         } else {
             if (graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
             finish_if_disposing(graph, current, rec);
@@ -373,6 +380,7 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
 }
 
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
+static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
 /* read_in_run for a stale node the reader's cursor names: the edge proves the
@@ -382,13 +390,14 @@ static __attribute__((noinline)) rp_status_t read_stale_in_run(rp_graph_t *graph
 }
 
 /* rp_refresh for a caller that has the record. */
-static rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
         (void)update(graph, slot, rec, &changed);
-        if (changed) shallow_propagate(graph, slot);
+        if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
     bool dirty = (flags & RP_F_DIRTY) != 0;
@@ -403,7 +412,7 @@ static rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_
     if (!dirty) return RP_OK;
     bool changed = false;
     rp_status_t status = update(graph, slot, rec, &changed);
-    if (status == RP_OK && changed) shallow_propagate(graph, slot);
+    if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
 }
 
@@ -454,7 +463,12 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
  * (out of line, so that its callers' fast paths stay small). */
 static __attribute__((noinline)) rp_status_t read_in_run_other(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *rec = fresh_record(graph, node);
-    if (rec != NULL && (graph->untracked_depth || read_confirmed(graph->active_rec, rec, node.slot))) return RP_OK;
+    /* Not at the cursor: a read repeated in this run, answered by the stamp,
+     * is the common case here. */
+    if (rec != NULL && (graph->untracked_depth || rec->read_stamp == graph->active_rec->run_stamp ||
+                        read_confirmed(graph->active_rec, rec, node.slot))) {
+        return RP_OK;
+    }
     return read_held(graph, node);
 }
 
@@ -490,8 +504,8 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
             rec->generation == node.generation && graph->untracked_depth == 0) {
             return read_stale_in_run(graph, node, rec);
         }
-    } else if (cursor != 0 && deps[cursor - 1].node == node.slot && edge_read_as_is(graph, deps[cursor - 1].rec, node)) {
-        return RP_OK;
+    } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
+        if (edge_read_as_is(graph, deps[cursor - 1].rec, node)) return RP_OK;
     }
     return read_in_run_other(graph, node);
 }
@@ -605,16 +619,18 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
     uint32_t slot = node.slot;
     rp_status_t status = refresh_record(graph, slot, rec);
-    /* Its own compute may have disposed it. */
-    if (status == RP_OK) status = rp_resolve(graph, node, &slot);
     if (status) return status;
-    uint32_t reader = graph->active;
-    if (reader != RP_NO_SLOT && !graph->untracked_depth) {
-        if ((status = rp_link_slow(graph, slot, reader))) return status;
+    /* Its own compute may have disposed it (the handle was valid before). */
+    if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
+        return RP_ESTALE;
+    }
+    rp_node_rec_t *reader_rec = graph->active_rec;
+    if (reader_rec != NULL && !graph->untracked_depth) {
+        uint32_t reader = graph->active;
+        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
          * read was disposed): the reader got an out-of-date value and must
          * re-validate, and being marked keeps "stale implies readers marked". */
-        rp_node_rec_t *reader_rec = graph->active_rec;
         if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) {
             reader_rec->flags |= RP_F_PENDING;
             queue_if_effect(graph, reader, reader_rec);
@@ -638,7 +654,7 @@ static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
     rp_trace(graph, RP_TRACE_WRITE, slot, RP_NO_SLOT, true);
     /* Even when the source is still DIRTY from an earlier write: propagation
      * stops at readers already marked, and re-marks any that lost their mark. */
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
     return rp_settle(graph);
 }
 
@@ -666,7 +682,7 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
     rp_trace(graph, RP_TRACE_INVALIDATE, slot, RP_NO_SLOT, true);
     /* Even when it is DIRTY already, as for a write: propagation stops at
      * readers already marked. */
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
     return rp_settle(graph);
 }
 

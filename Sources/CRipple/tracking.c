@@ -90,7 +90,12 @@ rp_status_t rp_link_slow(rp_graph_t *graph, uint32_t dep, uint32_t sub) {
      * earlier sections are in the prefix. */
     if (d->read_stamp > s->run_stamp || s->kind == RP_KIND_ASYNC) {
         for (uint32_t i = 0; i < cursor; i++) {
-            if (s->deps[i].node == dep) return RP_OK;
+            if (s->deps[i].node == dep) {
+                /* Stamped again, so that the next repeat is answered by the
+                 * stamp: the nested runs that stamped it since have ended. */
+                d->read_stamp = s->run_stamp;
+                return RP_OK;
+            }
         }
     }
     if (s->flags & RP_F_DISPOSING) return RP_OK;

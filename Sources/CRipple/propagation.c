@@ -383,12 +383,6 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
 static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
-/* read_in_run for a stale node the reader's cursor names: the edge proves the
- * handle valid and the node readable. */
-static __attribute__((noinline)) rp_status_t read_stale_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
-    return read_refreshing(graph, node, rec);
-}
-
 /* rp_refresh for a caller that has the record. */
 static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec) {
@@ -499,10 +493,10 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
         }
         /* Stale: brought up to date first (the first evaluation of a node
          * whose readers were not re-validated, as when reading it starts its
-         * walk). */
+         * walk). The edge proves the handle valid and the node readable. */
         if ((rec->flags & (RP_F_DISPOSING | RP_F_BUSY)) == 0 && node.graph_tag == graph->tag &&
             rec->generation == node.generation && graph->untracked_depth == 0) {
-            return read_stale_in_run(graph, node, rec);
+            return read_refreshing(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
         if (edge_read_as_is(graph, deps[cursor - 1].rec, node)) return RP_OK;
@@ -615,8 +609,9 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     return read_refreshing(graph, node, rec);
 }
 
-/* read_slow for a valid, idle, readable node: refresh it, then record the read. */
-static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+/* read_slow for a valid, idle, readable node: refresh it, then record the read.
+ * Out of line, so that read_in_run stays small. */
+static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
     uint32_t slot = node.slot;
     rp_status_t status = refresh_record(graph, slot, rec);
     if (status) return status;

@@ -83,6 +83,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             rp_edge_t edge = rec->deps[i];
             if (edge.node >= graph->nslots) BROKEN("node %u dep %u out of range", slot, i);
             const rp_node_rec_t *dep = rp_rec(graph, edge.node);
+            if (edge.rec != dep) BROKEN("node %u dep %u carries another node's record", slot, i);
             if (!(dep->flags & RP_F_LIVE)) BROKEN("node %u depends on free slot %u", slot, edge.node);
             if (edge.mirror >= dep->nsubs || dep->subs[edge.mirror].node != slot || dep->subs[edge.mirror].mirror != i) {
                 BROKEN("edge %u -> %u (dep %u) has no matching twin", slot, edge.node, i);
@@ -96,6 +97,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             rp_edge_t edge = rec->subs[i];
             if (edge.node >= graph->nslots) BROKEN("node %u sub %u out of range", slot, i);
             const rp_node_rec_t *sub = rp_rec(graph, edge.node);
+            if (edge.rec != sub) BROKEN("node %u sub %u carries another node's record", slot, i);
             if (edge.mirror >= sub->ndeps || sub->deps[edge.mirror].node != slot || sub->deps[edge.mirror].mirror != i) {
                 BROKEN("subscriber edge %u -> %u (sub %u) has no matching twin", slot, edge.node, i);
             }

@@ -7,7 +7,9 @@
  *   deps: what it read in its last run, in read order;
  *   subs: who read it (no set order).
  * An edge is stored once on each side; each copy records where its twin sits
- * (`mirror`), so unlinking is O(1) on the unordered side.
+ * (`mirror`), so unlinking is O(1) on the unordered side, and the record of
+ * the node at its other end (`rec`), so a walk visits that node without
+ * looking its page up.
  *
  * Node states (flags):
  *   DIRTY     a source was written and not yet committed; a computed must
@@ -83,12 +85,28 @@ enum {
 #define RP_PAGE_SHIFT 8u
 #define RP_PAGE_NODES (1u << RP_PAGE_SHIFT)
 
+typedef struct rp_node_rec rp_node_rec_t;
+
+/* Records never move, so an edge can hold its other end's record. */
 typedef struct rp_edge {
-    uint32_t node;   /* the node at the other end */
-    uint32_t mirror; /* index of this edge's twin in the other node's array */
+    uint32_t node;       /* the node at the other end */
+    uint32_t mirror;     /* index of this edge's twin in the other node's array */
+    rp_node_rec_t *rec;  /* the record of `node` */
 } rp_edge_t;
 
-typedef struct rp_node_rec {
+/* Edge arrays come from the arena in blocks of 8-byte items. */
+#define RP_EDGE_ITEMS ((uint32_t)(sizeof(rp_edge_t) / 8))
+_Static_assert(sizeof(rp_edge_t) % 8 == 0, "an edge is a whole number of arena items");
+
+/* The size class of an edge array of `capacity` edges, and the capacity of one of class `size_class`. */
+static inline unsigned rp_edge_class_for(uint32_t capacity) {
+    return rp_arena_class_for(capacity * RP_EDGE_ITEMS);
+}
+static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
+    return ((uint32_t)1 << size_class) / RP_EDGE_ITEMS;
+}
+
+struct rp_node_rec {
     rp_edge_t *deps;
     rp_edge_t *subs;
     uint32_t ndeps, deps_capacity;
@@ -113,13 +131,14 @@ typedef struct rp_node_rec {
     uint64_t read_stamp;     /* stamp of the last run that read it */
     uint64_t order;          /* creation sequence; 0 once freed */
     void *data;
-} rp_node_rec_t;
+};
 
 /* A frame of the explicit stack used by propagation and re-validation. */
 typedef struct rp_frame {
     uint32_t node;
     uint32_t position;
-    uint64_t stamp; /* run stamp when the frame was pushed: orders a cycle's nodes */
+    uint64_t stamp;     /* run stamp when the frame was pushed: orders a cycle's nodes */
+    rp_node_rec_t *rec; /* the record of `node`, where the walk keeps it at hand */
 } rp_frame_t;
 
 /* A flush queue entry: effects run in creation order. */

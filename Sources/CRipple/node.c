@@ -112,7 +112,7 @@ static void remove_dep_keeping_order(rp_graph_t *graph, uint32_t sub, uint32_t p
     for (uint32_t i = position + 1; i < rec->ndeps; i++) {
         rp_edge_t edge = rec->deps[i];
         rec->deps[i - 1] = edge;
-        rp_rec(graph, edge.node)->subs[edge.mirror].mirror = i - 1;
+        edge.rec->subs[edge.mirror].mirror = i - 1;
     }
     rec->ndeps--;
     if ((rec->flags & RP_F_COMPUTING) && position < rec->cursor) rec->cursor--;
@@ -125,7 +125,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     if (rec->nsubs) graph->write_epoch++;
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
-        rp_node_rec_t *sub = rp_rec(graph, edge.node);
+        rp_node_rec_t *sub = edge.rec;
         /* A reader whose run is in progress and has not read it yet in this
          * run will see it gone when it gets there: nothing to re-run. */
         bool seen = !(sub->flags & RP_F_COMPUTING) || edge.mirror < sub->cursor;
@@ -135,8 +135,8 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         if (seen) rp_mark_dirty(graph, edge.node);
     }
     rp_unlink_deps_from(graph, slot, 0);
-    if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_arena_class_for(rec->deps_capacity));
-    if (rec->subs_capacity) rp_arena_block_free(&graph->arena, rec->subs, rp_arena_class_for(rec->subs_capacity));
+    if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_edge_class_for(rec->deps_capacity));
+    if (rec->subs_capacity) rp_arena_block_free(&graph->arena, rec->subs, rp_edge_class_for(rec->subs_capacity));
 
     rp_node_t handle = rp_handle(graph, slot);
     void *data = rec->data;

@@ -20,8 +20,8 @@
  */
 #include "graph.h"
 
-static inline void push_frame(rp_graph_t *graph, uint32_t node, uint32_t position) {
-    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp};
+static inline void push_frame(rp_graph_t *graph, uint32_t node, rp_node_rec_t *rec, uint32_t position) {
+    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp, rec};
 }
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
@@ -29,43 +29,47 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
-void rp_propagate(rp_graph_t *graph, uint32_t root) {
-    size_t base = graph->stack_top;
-    uint32_t node = root;
-    rp_node_rec_t *rec = rp_rec(graph, node); /* node's record, kept along with it */
+/* rp_propagate from the node whose record is `rec`. */
+static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
+    /* Frames hold only the record and the position: nothing here needs a
+     * walked node's slot, and nothing it calls uses the stack. */
+    rp_frame_t *stack = graph->stack;
+    size_t top = graph->stack_top;
+    size_t base = top;
     uint32_t position = 0;
     for (;;) {
-        if (position < rec->nsubs) {
+        uint32_t nsubs = rec->nsubs;
+        while (position < nsubs) {
             rp_edge_t edge = rec->subs[position++];
-            rp_node_rec_t *sub = rp_rec(graph, edge.node);
+            rp_node_rec_t *sub = edge.rec;
             uint16_t flags = sub->flags;
-            if (flags & RP_F_COMPUTING) {
-                /* Its run is in progress. Only a dependency it has already read
-                 * in this run makes it stale: it re-validates on its next read
+            if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
+                /* Already marked, and so is everything below it. Or its run is
+                 * in progress: only a dependency it has already read in this
+                 * run makes it stale: it re-validates on its next read
                  * (PENDING: a change cut off upstream does not re-run it). */
-                if (edge.mirror >= sub->cursor || (flags & RP_F_STALE)) continue;
-                sub->flags = flags | RP_F_PENDING;
-            } else if (flags & RP_F_STALE) {
-                continue; /* already marked, and so is everything below it */
-            } else {
-                sub->flags = flags | RP_F_PENDING;
+                if ((flags & RP_F_STALE) || edge.mirror >= sub->cursor) continue;
             }
-            queue_if_effect(graph, edge.node, sub);
+            sub->flags = flags | RP_F_PENDING;
             if (sub->nsubs) {
                 /* Descending from a node's last subscriber leaves nothing to come back for. */
-                if (position < rec->nsubs) push_frame(graph, node, position);
-                node = edge.node;
+                if (position < nsubs) stack[top++] = (rp_frame_t){0, position, 0, rec};
                 rec = sub;
                 position = 0;
+                nsubs = rec->nsubs;
+            } else {
+                queue_if_effect(graph, edge.node, sub); /* effects have no readers */
             }
-            continue;
         }
-        if (graph->stack_top == base) return;
-        rp_frame_t frame = graph->stack[--graph->stack_top];
-        node = frame.node;
-        rec = rp_rec(graph, node);
-        position = frame.position;
+        if (top == base) return;
+        top--;
+        rec = stack[top].rec;
+        position = stack[top].position;
     }
+}
+
+void rp_propagate(rp_graph_t *graph, uint32_t root) {
+    propagate_from(graph, rp_rec(graph, root));
 }
 
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
@@ -74,17 +78,16 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     rec->flags |= RP_F_DIRTY;
     rec->cause = RP_NO_SLOT; /* a disposal or a restart, not a change of a dependency */
     queue_if_effect(graph, slot, rec);
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
 }
 
 /* A dependency changed: readers that were only PENDING must now recompute.
  * They are already queued (effects) or marked downstream. */
 static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
-                                                                              bool tracing) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+                                                                              const rp_node_rec_t *rec, bool tracing) {
     for (uint32_t i = 0; i < rec->nsubs; i++) {
         rp_edge_t edge = rec->subs[i];
-        rp_node_rec_t *sub = rp_rec(graph, edge.node);
+        rp_node_rec_t *sub = edge.rec;
         uint16_t flags = sub->flags;
         if (flags & RP_F_COMPUTING) {
             /* A run in progress that already read the old value saw two values
@@ -103,22 +106,25 @@ static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_
 
 /* With a tracer the readers also learn their cause: a separate copy, so that
  * the untraced one stays small enough to be inlined into the walks. */
-static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot) {
-    mark_pending_readers_dirty(graph, slot, true);
+static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot,
+                                                                        const rp_node_rec_t *rec) {
+    mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot) {
+/* `rec` is the record of `slot`. */
+static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
-        mark_pending_readers_dirty_traced(graph, slot);
+        mark_pending_readers_dirty_traced(graph, slot, rec);
     } else {
-        mark_pending_readers_dirty(graph, slot, false);
+        mark_pending_readers_dirty(graph, slot, rec, false);
     }
 }
 
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
+    rp_node_rec_t *rec = rp_rec(graph, slot);
     graph->write_epoch++;
-    rp_propagate(graph, slot);
-    shallow_propagate(graph, slot);
+    propagate_from(graph, rec);
+    shallow_propagate(graph, slot, rec);
 }
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
@@ -129,6 +135,8 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
+    /* Read back only while the run is in progress (to restore `active`, and
+     * by cycle reports walking the runs in progress), so never cleared. */
     rec->eval_parent = graph->active;
     rp_node_rec_t *parent_rec = graph->active_rec;
     uint32_t untracked_depth = graph->untracked_depth;
@@ -160,7 +168,6 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     graph->untracked_depth = untracked_depth;
     graph->active = rec->eval_parent;
     graph->active_rec = parent_rec;
-    rec->eval_parent = RP_NO_SLOT;
     if (status == RP_OK) {
         if (tracing && rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
@@ -168,10 +175,11 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
         if (rec->flags & RP_F_STALE) graph->write_epoch++;
+        rec->flags &= (uint16_t)~RP_F_COMPUTING;
     } else {
-        rec->flags |= RP_F_DIRTY; /* keeps every old edge too: a retry re-reads them */
+        /* Keeps every old edge too: a retry re-reads them. */
+        rec->flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     }
-    rec->flags &= (uint16_t)~RP_F_COMPUTING;
     return status;
 }
 
@@ -201,8 +209,10 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* Brings a DIRTY dependency up to date. A source is committed; a computed is
- * recomputed. *changed says whether its readers must recompute. */
-static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
+ * recomputed. *changed says whether its readers must recompute. Inline into
+ * the re-validation walk, its one call there. */
+static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
+                                                                       rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
         rec->flags &= (uint16_t)~RP_F_DIRTY;
         *changed = graph->callbacks.commit == NULL ||
@@ -211,9 +221,18 @@ static inline rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t
         rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
-    rp_status_t status = run_tracked(graph, slot, rec, changed);
+    rp_status_t status;
+    if (__builtin_expect(graph->tracer != NULL, 0)) {
+        status = run_tracked_traced(graph, slot, rec, changed);
+    } else {
+        status = run_tracked_as(graph, slot, rec, changed, false);
+    }
     finish_if_disposing(graph, slot, rec);
     return status;
+}
+
+static rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
+    return update_inline(graph, slot, rec, changed);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -221,9 +240,9 @@ static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
     rp_rec(graph, current)->flags &= (uint16_t)~RP_F_CHECKING;
     rp_node_finish_if_disposing(graph, current);
     while (graph->stack_top > base) {
-        uint32_t node = graph->stack[--graph->stack_top].node;
-        rp_rec(graph, node)->flags &= (uint16_t)~RP_F_CHECKING;
-        rp_node_finish_if_disposing(graph, node);
+        rp_frame_t frame = graph->stack[--graph->stack_top];
+        frame.rec->flags &= (uint16_t)~RP_F_CHECKING;
+        finish_if_disposing(graph, frame.node, frame.rec);
     }
 }
 
@@ -245,9 +264,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         if (!dirty && position < rec->ndeps) {
-            uint32_t dep = rec->deps[position++].node;
-            rp_node_rec_t *dep_rec = rp_rec(graph, dep);
-            if (dep_rec->flags & RP_F_COMPUTING) {
+            rp_edge_t edge = rec->deps[position++];
+            rp_node_rec_t *dep_rec = edge.rec;
+            uint16_t flags = dep_rec->flags;
+            if (!(flags & (RP_F_STALE | RP_F_COMPUTING))) continue; /* up to date */
+            if (flags & RP_F_COMPUTING) {
                 /* Its compute (or its async run's track section) is in
                  * progress on this thread, and is what reads, through the
                  * walk, the node `current` that reads it: a cycle. Passing
@@ -255,61 +276,55 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                push_frame(graph, current, position);
-                rp_status_t status = report_cycle(graph, dep);
+                push_frame(graph, current, rec, position);
+                rp_status_t status = report_cycle(graph, edge.node);
                 graph->stack_top--;
                 unwind(graph, base, current);
                 return status;
             }
-            if (dep_rec->flags & RP_F_DIRTY) {
-                bool changed = false;
-                /* On the stack while `dep` computes, so a cycle back to it is reported whole. */
-                push_frame(graph, current, position);
-                rp_status_t status = update(graph, dep, dep_rec, &changed);
-                graph->stack_top--;
-                if (status) {
-                    unwind(graph, base, current);
-                    return status;
-                }
-                if (changed) {
-                    if (dep_rec->nsubs > 1) shallow_propagate(graph, dep);
-                    dirty = true;
-                    if (tracing) rec->cause = dep;
-                }
-            } else if ((dep_rec->flags & RP_F_PENDING) && dep_rec->kind != RP_KIND_SOURCE) {
-                push_frame(graph, current, position);
-                current = dep;
+            if (!(flags & RP_F_DIRTY)) {
+                if (dep_rec->kind == RP_KIND_SOURCE) continue;
+                /* PENDING: re-validate it first. */
+                push_frame(graph, current, rec, position);
+                current = edge.node;
                 rec = dep_rec;
                 position = 0;
-                dep_rec->flags |= RP_F_CHECKING;
+                dep_rec->flags = flags | RP_F_CHECKING;
+                continue;
             }
-            continue;
+            /* DIRTY: bring it up to date below, as a node found dirty, with
+             * `current` on the stack while it computes (so that a cycle back
+             * to it is reported whole). */
+            push_frame(graph, current, rec, position);
+            current = edge.node;
+            rec = dep_rec;
+            dirty = true;
         }
         /* Done with `current`. A write made by a nested compute may have marked it. */
-        if (rec->flags & RP_F_DIRTY) dirty = true;
-        bool unwritten = graph->write_epoch == epoch;
-        rec->flags &= (uint16_t)~RP_F_CHECKING;
+        uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
+        rec->flags = flags;
+        if (flags & RP_F_DIRTY) dirty = true;
         if (current == root) {
-            if (!dirty && unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
+            if (!dirty && graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
             *dirty_out = dirty;
             return RP_OK;
         }
         if (dirty) {
             bool changed = false;
-            rp_status_t status = update(graph, current, rec, &changed);
+            rp_status_t status = update_inline(graph, current, rec, &changed);
             if (status) {
                 graph->stack_top--;
                 unwind(graph, base, graph->stack[graph->stack_top].node);
                 return status;
             }
             dirty = changed;
-            if (changed && rec->nsubs > 1) shallow_propagate(graph, current);
+            if (changed && rec->nsubs > 1) shallow_propagate(graph, current, rec);
         } else {
-            if (unwritten) rec->flags &= (uint16_t)~RP_F_PENDING;
+            if (graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
             finish_if_disposing(graph, current, rec);
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
-        rec = rp_rec(graph, frame.node);
+        rec = frame.rec;
         if (dirty && tracing) rec->cause = current;
         current = frame.node;
         position = frame.position;
@@ -365,16 +380,18 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
 }
 
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
+static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
+static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
-/* Brings `slot` up to date for a read. */
-rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
-    rp_node_rec_t *rec = rp_rec(graph, slot);
+/* rp_refresh for a caller that has the record. */
+static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
         (void)update(graph, slot, rec, &changed);
-        if (changed) shallow_propagate(graph, slot);
+        if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
     bool dirty = (flags & RP_F_DIRTY) != 0;
@@ -389,8 +406,13 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
     if (!dirty) return RP_OK;
     bool changed = false;
     rp_status_t status = update(graph, slot, rec, &changed);
-    if (status == RP_OK && changed) shallow_propagate(graph, slot);
+    if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
+}
+
+/* Brings `slot` up to date for a read. */
+rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
+    return refresh_record(graph, slot, rp_rec(graph, slot));
 }
 
 /* The record of `node` when it is a live, idle, up-to-date node that can be
@@ -431,17 +453,55 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
     return rp_link_slow(graph, node.slot, graph->active);
 }
 
-/* read_held inside a run, split in two: the common case inline (an up-to-date
- * node whose read is recorded or confirmed in place), the rest out of line, so
- * that the callers' fast paths stay small. */
-static __attribute__((noinline)) rp_status_t read_in_run_slow(rp_graph_t *graph, rp_node_t node) {
+/* read_held inside a run, for the reads read_in_run does not answer inline
+ * (out of line, so that its callers' fast paths stay small). */
+static __attribute__((noinline)) rp_status_t read_in_run_other(rp_graph_t *graph, rp_node_t node) {
+    rp_node_rec_t *rec = fresh_record(graph, node);
+    /* Not at the cursor: a read repeated in this run, answered by the stamp,
+     * is the common case here. */
+    if (rec != NULL && (graph->untracked_depth || rec->read_stamp == graph->active_rec->run_stamp ||
+                        read_confirmed(graph->active_rec, rec, node.slot))) {
+        return RP_OK;
+    }
     return read_held(graph, node);
 }
 
-static inline rp_status_t read_in_run(rp_graph_t *graph, rp_node_t node) {
-    rp_node_rec_t *rec = fresh_record(graph, node);
-    if (rec != NULL && (graph->untracked_depth || read_confirmed(graph->active_rec, rec, node.slot))) return RP_OK;
-    return read_in_run_slow(graph, node);
+/* Whether `rec`, which an edge of the reader names at `node.slot`, is the
+ * node of this handle and can be read as it is, in a tracked read. The edge
+ * proves most of what fresh_record checks: the slot is in range and live (only
+ * live nodes are read), and it is no effect (effects have no readers); the
+ * handle is this graph's and current, and the node idle and up to date,
+ * remain to check. */
+static inline bool edge_read_as_is(const rp_graph_t *graph, const rp_node_rec_t *rec, rp_node_t node) {
+    return node.graph_tag == graph->tag && rec->generation == node.generation &&
+           !(rec->flags & (RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) && graph->untracked_depth == 0;
+}
+
+/* A read in a run. The most common read of all, the next read of the previous
+ * run again, is confirmed from the edge at the reader's cursor; the next most
+ * common, the read just made repeated, is answered by the edge before it. */
+static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t *graph, rp_node_t node) {
+    rp_node_rec_t *reader = graph->active_rec;
+    uint32_t cursor = reader->cursor;
+    const rp_edge_t *deps = reader->deps;
+    if (cursor < reader->ndeps && deps[cursor].node == node.slot) {
+        rp_node_rec_t *rec = deps[cursor].rec;
+        if (edge_read_as_is(graph, rec, node)) {
+            reader->cursor = cursor + 1;
+            rec->read_stamp = reader->run_stamp;
+            return RP_OK;
+        }
+        /* Stale: brought up to date first (the first evaluation of a node
+         * whose readers were not re-validated, as when reading it starts its
+         * walk). The edge proves the handle valid and the node readable. */
+        if ((rec->flags & (RP_F_DISPOSING | RP_F_BUSY)) == 0 && node.graph_tag == graph->tag &&
+            rec->generation == node.generation && graph->untracked_depth == 0) {
+            return read_refreshing(graph, node, rec);
+        }
+    } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
+        if (edge_read_as_is(graph, deps[cursor - 1].rec, node)) return RP_OK;
+    }
+    return read_in_run_other(graph, node);
 }
 
 /* Effects that an earlier flush left queued when it stopped with an error were
@@ -596,17 +656,26 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
     if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);
-    status = rp_refresh(graph, slot);
-    /* Its own compute may have disposed it. */
-    if (status == RP_OK) status = rp_resolve(graph, node, &slot);
+    return read_refreshing(graph, node, rec);
+}
+
+/* read_slow for a valid, idle, readable node: refresh it, then record the read.
+ * Out of line, so that read_in_run stays small. */
+static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+    uint32_t slot = node.slot;
+    rp_status_t status = refresh_record(graph, slot, rec);
     if (status) return status;
-    uint32_t reader = graph->active;
-    if (reader != RP_NO_SLOT && !graph->untracked_depth) {
-        if ((status = rp_link_slow(graph, slot, reader))) return status;
+    /* Its own compute may have disposed it (the handle was valid before). */
+    if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
+        return RP_ESTALE;
+    }
+    rp_node_rec_t *reader_rec = graph->active_rec;
+    if (reader_rec != NULL && !graph->untracked_depth) {
+        uint32_t reader = graph->active;
+        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
          * read was disposed): the reader got an out-of-date value and must
          * re-validate, and being marked keeps "stale implies readers marked". */
-        rp_node_rec_t *reader_rec = graph->active_rec;
         if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) {
             reader_rec->flags |= RP_F_PENDING;
             queue_if_effect(graph, reader, reader_rec);
@@ -630,7 +699,7 @@ static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
     rp_trace(graph, RP_TRACE_WRITE, slot, RP_NO_SLOT, true);
     /* Even when the source is still DIRTY from an earlier write: propagation
      * stops at readers already marked, and re-marks any that lost their mark. */
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
     return rp_settle(graph);
 }
 
@@ -658,7 +727,7 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
     rp_trace(graph, RP_TRACE_INVALIDATE, slot, RP_NO_SLOT, true);
     /* Even when it is DIRTY already, as for a write: propagation stops at
      * readers already marked. */
-    rp_propagate(graph, slot);
+    propagate_from(graph, rec);
     return rp_settle(graph);
 }
 

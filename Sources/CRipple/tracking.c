@@ -14,25 +14,25 @@
 
 static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint32_t *capacity, uint32_t needed) {
     if (needed <= *capacity) return RP_OK;
-    unsigned size_class = rp_arena_class_for(needed < 2 ? 2 : needed);
+    unsigned size_class = rp_edge_class_for(needed < 2 ? 2 : needed);
     rp_edge_t *grown = rp_arena_block_alloc(&graph->arena, size_class);
     if (grown == NULL) return RP_ENOMEM;
     if (*capacity) {
         memcpy(grown, *edges, sizeof(rp_edge_t) * *capacity);
-        rp_arena_block_free(&graph->arena, *edges, rp_arena_class_for(*capacity));
+        rp_arena_block_free(&graph->arena, *edges, rp_edge_class_for(*capacity));
     }
     *edges = grown;
-    *capacity = (uint32_t)1 << size_class;
+    *capacity = rp_edge_class_capacity(size_class);
     return RP_OK;
 }
 
-static void swap_deps(rp_graph_t *graph, rp_node_rec_t *sub, uint32_t a, uint32_t b) {
+static void swap_deps(rp_node_rec_t *sub, uint32_t a, uint32_t b) {
     rp_edge_t edge_a = sub->deps[a];
     rp_edge_t edge_b = sub->deps[b];
     sub->deps[a] = edge_b;
     sub->deps[b] = edge_a;
-    rp_rec(graph, edge_b.node)->subs[edge_b.mirror].mirror = a;
-    rp_rec(graph, edge_a.node)->subs[edge_a.mirror].mirror = b;
+    edge_b.rec->subs[edge_b.mirror].mirror = a;
+    edge_a.rec->subs[edge_a.mirror].mirror = b;
 }
 
 static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
@@ -102,13 +102,18 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
      * earlier sections are in the prefix. */
     if (d->read_stamp > s->run_stamp || s->kind == RP_KIND_ASYNC) {
         for (uint32_t i = 0; i < cursor; i++) {
-            if (s->deps[i].node == dep) return RP_OK;
+            if (s->deps[i].node == dep) {
+                /* Stamped again, so that the next repeat is answered by the
+                 * stamp: the nested runs that stamped it since have ended. */
+                d->read_stamp = s->run_stamp;
+                return RP_OK;
+            }
         }
     }
     if (s->flags & RP_F_DISPOSING) return RP_OK;
     for (uint32_t i = cursor + 1; i < s->ndeps; i++) {
         if (s->deps[i].node == dep) {
-            swap_deps(graph, s, cursor, i);
+            swap_deps(s, cursor, i);
             s->cursor = cursor + 1;
             d->read_stamp = s->run_stamp;
             return RP_OK;
@@ -126,9 +131,9 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_capacity, d->nsubs + 1);
     if (status) return status;
     uint32_t position = s->ndeps++;
-    s->deps[position] = (rp_edge_t){dep, d->nsubs};
-    d->subs[d->nsubs++] = (rp_edge_t){sub, position};
-    if (cursor < position) swap_deps(graph, s, cursor, position);
+    s->deps[position] = (rp_edge_t){dep, d->nsubs, d};
+    d->subs[d->nsubs++] = (rp_edge_t){sub, position, s};
+    if (cursor < position) swap_deps(s, cursor, position);
     s->cursor = cursor + 1;
     d->read_stamp = s->run_stamp;
     graph->live_edges++;
@@ -147,7 +152,7 @@ void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
     rp_edge_t last = d->subs[--d->nsubs];
     if (position != d->nsubs) {
         d->subs[position] = last;
-        rp_rec(graph, last.node)->deps[last.mirror].mirror = position;
+        last.rec->deps[last.mirror].mirror = position;
     }
     graph->live_edges--;
     if (d->nsubs == 0) queue_unwatched(graph, dep);

@@ -306,7 +306,8 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty);
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
-void rp_run_effect(rp_graph_t *graph, uint32_t slot);
+/* Runs effect `slot`, whose record is `rec` (callers have it at hand). */
+void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec);
 
 /* scheduler.c */
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);

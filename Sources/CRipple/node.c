@@ -89,7 +89,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
         rec->flags |= RP_F_DEFERRED | RP_F_DIRTY;
         rp_schedule_deferred(graph, slot);
     } else {
-        rp_run_effect(graph, slot);
+        rp_run_effect(graph, slot, rec);
     }
     return rp_settle(graph);
 }

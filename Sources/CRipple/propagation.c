@@ -201,9 +201,8 @@ static inline void finish_if_disposing(rp_graph_t *graph, uint32_t slot, const r
     if ((rec->flags & RP_F_DISPOSING) && !(rec->flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
-void rp_run_effect(rp_graph_t *graph, uint32_t slot) {
+void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     bool unused;
-    rp_node_rec_t *rec = rp_rec(graph, slot);
     (void)run_tracked(graph, slot, rec, &unused);
     finish_if_disposing(graph, slot, rec);
 }

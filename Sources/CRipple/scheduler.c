@@ -287,7 +287,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             rp_enqueue(graph, entry.slot);
             continue;
         }
-        rp_run_effect(graph, entry.slot);
+        rp_run_effect(graph, entry.slot, rec);
     }
     graph->flushing = false;
     return result;
@@ -298,7 +298,8 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
     if (!rp_queue_empty(graph) && !graph->batch_depth && graph->active_rec == NULL && !graph->flushing) {
         status = rp_flush(graph);
     }
-    rp_deliver_unwatched(graph);
+    /* Most flushes leave nobody unwatched: no call then. */
+    if (graph->unwatch_head != graph->unwatch_count) rp_deliver_unwatched(graph);
     return status;
 }
 
@@ -334,7 +335,7 @@ static rp_status_t run_now(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = resolve_idle_effect(graph, node, &slot);
     if (status) return status;
-    rp_run_effect(graph, slot);
+    rp_run_effect(graph, slot, rp_rec(graph, slot));
     return rp_settle(graph);
 }
 
@@ -354,7 +355,7 @@ static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
             return status;
         }
     }
-    if (run) rp_run_effect(graph, slot);
+    if (run) rp_run_effect(graph, slot, rec);
     /* Written while it was checked or while it ran: due again. */
     uint16_t flags = rec->flags;
     if ((flags & RP_F_LIVE) && (flags & RP_F_STALE) && !(flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {

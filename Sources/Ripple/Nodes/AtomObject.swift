@@ -228,10 +228,16 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func commit() -> Bool {
-        let changed = mutatedInPlace || !equals(committed, latest)
+        let changed = mutatedInPlace || !AtomObject.compare(&committed, &latest, by: equals)
         mutatedInPlace = false
         committed = latest
         return changed
+    }
+
+    /// `equals(a, b)`, with the values borrowed where they are.
+    @inline(__always)
+    private static func compare(_ a: inout Value, _ b: inout Value, by equals: (Value, Value) -> Bool) -> Bool {
+        equals(a, b)
     }
 
     override func externalMutation() {

@@ -228,6 +228,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func commit() -> Bool {
+        // Generic code (the engine reaches it through the class): `equals(committed, latest)` would copy both values
+        // into temporaries first. `equals` must not touch the graph, so nothing writes them while it runs.
         let changed = mutatedInPlace || !AtomObject.compare(&committed, &latest, by: equals)
         mutatedInPlace = false
         committed = latest

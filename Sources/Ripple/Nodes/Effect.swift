@@ -263,7 +263,8 @@ public final class Effect: RippleNode, Subscriber {
             cancelled = true
             runCleanups()
             disposeNode()
-            // A body that cancels its own effect is still running: `runEffect()` releases it once it returns.
+            // Cancelled during its own run (by its body, or by an effect the body ran): the body is still running,
+            // and `runEffect()` releases it once it returns.
             if !isRunning { body = nil }
         }
     }
@@ -296,7 +297,7 @@ public final class Effect: RippleNode, Subscriber {
         Effect.call(&body)
         state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
-        if cancelled {  // by the body itself
+        if cancelled {  // during the run (by the body, or by an effect it ran)
             if !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body
             body = nil
         }

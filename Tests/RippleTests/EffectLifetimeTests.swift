@@ -113,6 +113,30 @@ import Testing
         }
     }
 
+    @Test func aBodyThatCancelsItsOwnEffectIsReleasedWhenTheRunEnds() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            let me = WeakBox<Effect>()
+            var captured: CapturedByBody? = CapturedByBody()
+            let watch = WeakBox(captured)
+            var aliveAfterCancel: [Bool] = []
+            let effect = Effect { [captured] in
+                withExtendedLifetime(captured) {}
+                if a.value == 1 {
+                    me.object?.cancel()
+                    aliveAfterCancel.append(watch.object != nil)
+                }
+            }
+            me.object = effect
+            captured = nil
+            #expect(watch.object != nil)  // the body holds it
+            a.value = 1
+            #expect(aliveAfterCancel == [true])  // still running: not released by cancel()
+            #expect(watch.object == nil)  // released when the run ended
+            #expect(effect.isCancelled)
+        }
+    }
+
     @Test func effectsCreatedInsideAnotherEffectAreNotOwnedByIt() {
         withIsolatedRuntime {
             let outerTrigger = atom(0)
@@ -215,3 +239,6 @@ import Testing
         }
     }
 }
+
+/// An object captured by an effect's body, to see when the body is released.
+private final class CapturedByBody {}

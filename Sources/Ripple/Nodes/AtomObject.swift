@@ -228,10 +228,18 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func commit() -> Bool {
-        let changed = mutatedInPlace || !equals(committed, latest)
+        // Generic code (the engine reaches it through the class): `equals(committed, latest)` would copy both values
+        // into temporaries first. `equals` must not touch the graph, so nothing writes them while it runs.
+        let changed = mutatedInPlace || !AtomObject.compare(&committed, &latest, by: equals)
         mutatedInPlace = false
         committed = latest
         return changed
+    }
+
+    /// `equals(a, b)`, with the values borrowed where they are.
+    @inline(__always)
+    private static func compare(_ a: inout Value, _ b: inout Value, by equals: (Value, Value) -> Bool) -> Bool {
+        equals(a, b)
     }
 
     override func externalMutation() {

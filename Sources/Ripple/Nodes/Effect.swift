@@ -243,7 +243,7 @@ public final class Effect: RippleNode, Subscriber {
     /// its body closure (and what it captures).
     ///
     /// Idempotent. Allowed inside the effect's own body: the rest of that run still executes, and cleanups it
-    /// registers after the call run when the body returns.
+    /// registers after the call run when the body returns (the body closure is released then too).
     ///
     /// ```swift
     /// let ticks = atom(0)
@@ -263,7 +263,9 @@ public final class Effect: RippleNode, Subscriber {
             cancelled = true
             runCleanups()
             disposeNode()
-            body = nil
+            // Cancelled during its own run (by its body, or by an effect the body ran): the body is still running,
+            // and `runEffect()` releases it once it returns.
+            if !isRunning { body = nil }
         }
     }
 
@@ -288,14 +290,25 @@ public final class Effect: RippleNode, Subscriber {
 
     override func runEffect() {
         if !cleanups.isEmpty { runCleanups() }
-        guard !cancelled, let body else { return }  // a cleanup cancelled it
+        guard !cancelled else { return }  // a cleanup cancelled it
         let state = self.state
         isRunning = true
         state.pointee.runningEffect = Unmanaged.passUnretained(self)
-        body()
+        Effect.call(&body)
         state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
-        if cancelled, !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body
+        if cancelled {  // during the run (by the body, or by an effect it ran)
+            if !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body
+            body = nil
+        }
+    }
+
+    /// Calls `body` in place, without the retain and release of its context that a copy would cost. Sound because
+    /// nothing replaces the stored body while it runs: ``cancel()`` inside the body leaves the release to the end
+    /// of the run.
+    @inline(__always)
+    private static func call(_ body: inout (() -> Void)?) {
+        body?()
     }
 
     /// Runs and forgets the pending cleanups, in registration order, without recording reads.

@@ -342,6 +342,11 @@ void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot);
 static inline bool rp_queue_empty(const rp_graph_t *graph) {
     return graph->heap_count == 0 && graph->ordered_head == graph->ordered_count;
 }
+/* Nothing for the end of a call outside runs to do (rp_settle): no effect
+ * queued, no `unwatched` waiting to be delivered. */
+static inline bool rp_settled(const rp_graph_t *graph) {
+    return rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
+}
 rp_status_t rp_flush(rp_graph_t *graph);
 rp_status_t rp_settle_slow(rp_graph_t *graph);
 

@@ -526,12 +526,6 @@ static inline bool reading_in_run(const rp_graph_t *graph, void *self) {
     return rp_sync_load_ptr(&graph->sections.owner) == self && graph->active_rec != NULL;
 }
 
-/* Whether the end of a read section outside runs would find nothing to do:
- * no effect to flush, no `unwatched` to deliver (rp_settle). */
-static inline bool settled(const rp_graph_t *graph) {
-    return rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
-}
-
 /* A read outside runs by the thread holding the graph, past the common case
  * (an up-to-date node, nothing to settle). Leaves the graph on failure. */
 static rp_status_t read_held_outside_run(rp_graph_t *graph, rp_node_t node) {
@@ -636,7 +630,7 @@ static __attribute__((noinline)) rp_status_t read_outside_run_waiting(rp_graph_t
  * stay short. */
 static __attribute__((noinline)) rp_status_t read_outside_run(rp_graph_t *graph, rp_node_t node, void *self) {
     if (!rp_exclusive_enter_owned(graph, self)) return read_outside_run_waiting(graph, node, self);
-    if (!settled(graph) || fresh_record(graph, node) == NULL) return read_outside_run_held(graph, node);
+    if (!rp_settled(graph) || fresh_record(graph, node) == NULL) return read_outside_run_held(graph, node);
     rp_exclusive_exit(graph);
     return RP_OK;
 }

@@ -371,8 +371,7 @@ bool rp_sections_try_close(rp_graph_t *graph) {
  * (counted in its stripe while it may share, or holding a turn): the fields
  * it loads are written only by the holder. */
 static bool reads_without_holding(const rp_graph_t *graph, rp_node_t node) {
-    bool settled = rp_queue_empty(graph) && graph->unwatch_head == graph->unwatch_count;
-    if (!settled || node.graph_tag != graph->tag || node.slot >= graph->nslots || node.generation == 0) return false;
+    if (!rp_settled(graph) || node.graph_tag != graph->tag || node.slot >= graph->nslots || node.generation == 0) return false;
     const rp_node_rec_t *rec = rp_rec(graph, node.slot);
     return rec->generation == node.generation &&
            (rec->flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) == RP_F_LIVE &&

@@ -444,17 +444,22 @@ static inline bool rp_exclusive_held(const rp_graph_t *graph) {
 /* or this: a read by the compute or run in progress on the thread holding the
  * graph (no nesting: the run holds it). */
 #define RP_TICKET_IN_RUN (UINT32_MAX - 2)
-/* The stripe a thread's readers count in. pthread_self values are addresses
- * of thread control blocks a fixed stride apart (glibc: 8 MiB and a guard
- * page). A multiply carries bits upward only, and on such an arithmetic
- * progression its top bits step through few values (16 threads landed on 5
- * stripes): folding the bits above the page offset onto the low bits first
- * gives the multiply bits that vary (Tests/CRegressions/sections.c measures
- * the spread). Cheaper than a full finalizer: it runs twice per shared read. */
+/* The stripe a thread's readers count in. Thread identities are addresses
+ * of thread control blocks a fixed stride apart, with the same low bits
+ * (glibc: 8 MiB and a guard page apart), so a partial mix spreads them
+ * unevenly: the previous mix put two such threads on one stripe one time in
+ * eight, and readers sharing a stripe write one cache line (reads on two
+ * threads ran 5x slower). This finalizer (MurmurHash3's) makes every bit of
+ * the address count: two threads share a stripe one time in sixteen, as with
+ * a uniform hash (Tests/CRegressions/sections.c measures the spread). */
 static inline uint32_t rp_stripe_for(void *thread) {
     uint64_t bits = (uint64_t)(uintptr_t)thread;
-    uint64_t mixed = (bits ^ (bits >> 12)) * 0x9e3779b97f4a7c15ULL;
-    return (uint32_t)(mixed >> 60) & (RP_READER_STRIPES - 1);
+    bits ^= bits >> 33;
+    bits *= 0xff51afd7ed558ccdULL;
+    bits ^= bits >> 33;
+    bits *= 0xc4ceb9fe1a85ec53ULL;
+    bits ^= bits >> 33;
+    return (uint32_t)bits & (RP_READER_STRIPES - 1);
 }
 /* Shares the graph with other readers (or, on the owning thread, nests in its
  * exclusive section). Queries take the graph as const: the sections are

@@ -32,10 +32,15 @@ struct Declaration<Value, Body: Sendable, Hooks: Sendable> {
         self.line = line
     }
 
+    // The two labels are inlined, as the helpers of `PlainDeclaration` are: a call to a method of this generic type
+    // from unspecialized code instantiates its metadata.
+
     /// The name of the declaration's instances: the label given at declaration, else `"<fileID>:<line>"`.
+    @inline(__always)
     var label: String { explicitLabel ?? "\(fileID):\(line)" }
 
     /// The label of a family's member for `key`: the family's label followed by the key, or nil without one.
+    @inline(__always)
     func memberLabel<Key>(for key: Key) -> String? {
         explicitLabel.map { "\($0)(\(key))" }
     }

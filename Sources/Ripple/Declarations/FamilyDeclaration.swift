@@ -14,6 +14,7 @@ protocol FamilyDeclaration: AnyObject, Sendable {
     func makeMember(for key: Key, in runtime: Runtime) -> Member
 }
 
+// Every helper is inlined into the family's own methods, for the reason given at `PlainDeclaration`'s.
 extension FamilyDeclaration {
     /// The member for `key` in the current runtime, created if it has none.
     @inline(__always)
@@ -26,17 +27,20 @@ extension FamilyDeclaration {
     }
 
     /// The member for `key` in the current runtime if it has one, without creating it.
+    @inline(__always)
     func existingMember(for key: Key) -> Member? {
         Runtime.forDeclarations.declarations.existing(family: declaration.index, for: key)
             .map { unsafeDowncast($0, to: Member.self) }
     }
 
     /// How many members are alive in the current runtime.
+    @inline(__always)
     var memberCount: Int {
         Runtime.forDeclarations.declarations.memberCount(family: declaration.index)
     }
 
     /// The body of `key`'s member in `runtime`: the member's override, the family's, or the declared one.
+    @inline(__always)
     func currentBody(for key: Key, in runtime: Runtime) -> @Sendable () -> InstanceValue {
         let (member, family) = runtime.declarations.override(family: declaration.index, for: key)
         if let member = member as? @Sendable () -> InstanceValue { return member }
@@ -46,6 +50,7 @@ extension FamilyDeclaration {
 
     /// Installs the node `make` creates (given the member's hooks) as `key`'s member in `runtime` (or returns the
     /// one another thread installed first); `body` is the ``ReplaceableBody`` of a derivation's member.
+    @inline(__always)
     func install(
         _ key: Key, in runtime: Runtime, body: AnyObject? = nil, _ make: (Lifecycle<InstanceValue>) -> Member
     ) -> Member {
@@ -58,6 +63,7 @@ extension FamilyDeclaration {
     }
 
     /// An override of `key`'s member only; an existing member switches at once.
+    @inline(__always)
     func override(_ key: Key, with body: @escaping @Sendable () -> InstanceValue) -> Override {
         Override { runtime in
             runtime.declarations.setOverride(body, family: self.declaration.index, for: key)
@@ -68,6 +74,7 @@ extension FamilyDeclaration {
     }
 
     /// An override of the whole family, replacing its members' own; existing members switch at once.
+    @inline(__always)
     func overrideFamily(with body: @escaping @Sendable (Key) -> InstanceValue) -> Override {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.declaration.index)

@@ -172,11 +172,18 @@ import Testing
         }
     }
 
+    /// What the tracing tests refresh, made in the current runtime: a derivation "value" of a value kept outside
+    /// Ripple (starting at 1), and an effect "log" that reads it.
+    private func refreshableValueAndItsLog() -> (outside: Locked<Int>, value: Derivation<Int>, log: Effect) {
+        let outside = Locked(1)
+        let value = derive(label: "value") { outside.withLock { $0 } }
+        let log = Effect(label: "log") { _ = value.value }
+        return (outside, value, log)
+    }
+
     @Test func aTracerSeesTheRefreshThenTheRecomputeItCaused() {
         withIsolatedRuntime {
-            let outside = Locked(1)
-            let value = derive(label: "value") { outside.withLock { $0 } }
-            let log = Effect(label: "log") { _ = value.value }
+            let (outside, value, log) = refreshableValueAndItsLog()
             let events = Recorder<String>()
             let runtime = Runtime.current
             runtime.startTracing { event in
@@ -197,9 +204,7 @@ import Testing
 
     @Test func aCausalTraceShowsTheRefreshAsTheRootOfWhatItCaused() {
         withIsolatedRuntime {
-            let outside = Locked(1)
-            let value = derive(label: "value") { outside.withLock { $0 } }
-            let log = Effect(label: "log") { _ = value.value }
+            let (outside, value, log) = refreshableValueAndItsLog()
             let trace = CausalTrace()
             Runtime.current.startTracing(trace)
             outside.withLock { $0 = 2 }

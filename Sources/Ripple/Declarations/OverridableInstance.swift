@@ -24,8 +24,6 @@ extension Derivation: OverridableInstance {
 }
 
 extension AsyncDerivation: OverridableInstance {
-    typealias InstanceBody = @Sendable () async throws -> Value
-
     /// An async derivation runs the new body from now on: its current run is stale.
     func applyOverride(_ body: @escaping @Sendable () async throws -> Value) {
         ReplaceableBody<@Sendable () async throws -> Value>.of(self).replace(with: body)

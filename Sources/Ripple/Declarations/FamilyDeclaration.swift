@@ -44,8 +44,7 @@ extension FamilyDeclaration {
     func currentBody(for key: Key, in runtime: Runtime) -> @Sendable () -> InstanceValue {
         let (member, family) = runtime.declarations.override(family: declaration.index, for: key)
         if let member = member as? @Sendable () -> InstanceValue { return member }
-        let body = (family as? @Sendable (Key) -> InstanceValue) ?? declaration.body
-        return { body(key) }
+        return applying((family as? @Sendable (Key) -> InstanceValue) ?? declaration.body, to: key)
     }
 
     /// Installs the node `make` creates (given the member's hooks) as `key`'s member in `runtime` (or returns the
@@ -79,8 +78,17 @@ extension FamilyDeclaration {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.declaration.index)
             for (key, node) in runtime.declarations.liveMembers(family: self.declaration.index, keyedBy: Key.self) {
-                unsafeDowncast(node, to: Member.self).applyOverride { body(key) }
+                unsafeDowncast(node, to: Member.self).applyOverride(applying(body, to: key))
             }
         }
     }
+}
+
+/// A member's body: the family's `body` applied to the member's `key`. A free function so that the closure holds only
+/// the two: made in `FamilyDeclaration`'s extension, it would also hold the family's type metadata and witness
+/// table, looked up at each member's creation.
+private func applying<Key: Sendable, Value>(_ body: @escaping @Sendable (Key) -> Value, to key: Key)
+    -> @Sendable () -> Value
+{
+    { body(key) }
 }

@@ -46,7 +46,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
 
     @inline(never)
     func makeMember(for key: Key, in runtime: Runtime) -> AtomObject<Value> {
-        install(key, in: runtime) { _ in
+        install(key, in: runtime, hooks: hooks(for: key)) {
             runtime.creatingInstance {
                 AtomObject(
                     initial: currentBody(for: key, in: runtime)(), equals: declaration.equals,

@@ -41,8 +41,9 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value>: Sendable {
 
     @inline(never)
     func makeMember(for key: Key, in runtime: Runtime) -> Derivation<Value> {
+        let hooks = hooks(for: key)
         let box = ReplaceableBody(currentBody(for: key, in: runtime), in: runtime)
-        return install(key, in: runtime, body: box) { hooks in
+        return install(key, in: runtime, hooks: hooks, body: box) {
             box.makeDerivation(
                 equals: declaration.equals, updated: hooks.updated, label: declaration.memberLabel(for: key),
                 fileID: declaration.fileID, line: declaration.line)

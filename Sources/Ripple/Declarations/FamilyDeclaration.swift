@@ -47,17 +47,23 @@ extension FamilyDeclaration {
         return applying((family as? @Sendable (Key) -> InstanceValue) ?? declaration.body, to: key)
     }
 
-    /// Installs the node `make` creates (given the member's hooks) as `key`'s member in `runtime` (or returns the
-    /// one another thread installed first); `body` is the ``ReplaceableBody`` of a derivation's member.
+    /// The hooks of `key`'s member: the family's, for that key, or none.
+    @inline(__always)
+    func hooks(for key: Key) -> Lifecycle<InstanceValue> {
+        declaration.lifecycle?(key) ?? Lifecycle()
+    }
+
+    /// Installs the node `make` creates as `key`'s member in `runtime` (or returns the one another thread installed
+    /// first), with its `hooks`; `body` is the ``ReplaceableBody`` of a derivation's member. `make` is passed on
+    /// as it is: a closure made here would hold the family's witness table, looked up at each creation.
     @inline(__always)
     func install(
-        _ key: Key, in runtime: Runtime, body: AnyObject? = nil, _ make: (Lifecycle<InstanceValue>) -> Member
+        _ key: Key, in runtime: Runtime, hooks: Lifecycle<InstanceValue>, body: AnyObject? = nil,
+        _ make: () -> RippleNode
     ) -> Member {
         let table = runtime.declarations.table(of: declaration.index, keyedBy: Key.self)
-        let hooks = declaration.lifecycle?(key) ?? Lifecycle()
         let node = runtime.createInstance(
-            in: table, for: key, keepAlive: declaration.keepAlive, lifecycle: ErasedLifecycle(hooks), body: body
-        ) { make(hooks) }
+            in: table, for: key, keepAlive: declaration.keepAlive, lifecycle: ErasedLifecycle(hooks), body: body, make)
         return unsafeDowncast(node, to: Member.self)
     }
 

@@ -42,7 +42,7 @@ extension PlainDeclaration {
     /// Installs the node `make` creates as the instance in `runtime` (or returns the one another thread installed
     /// first), with the declaration's hooks; `body` is the ``ReplaceableBody`` of a derivation's instance.
     @inline(__always)
-    func install(in runtime: Runtime, body: AnyObject? = nil, _ make: () -> Instance) -> Instance {
+    func install(in runtime: Runtime, body: AnyObject? = nil, _ make: () -> RippleNode) -> Instance {
         let node = runtime.createInstance(
             slot: declaration.index, keepAlive: declaration.keepAlive,
             lifecycle: ErasedLifecycle(declaration.lifecycle), body: body, make)

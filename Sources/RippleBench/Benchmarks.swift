@@ -290,23 +290,15 @@ private func asyncBenchmarks() -> [Benchmark] {
             // Hand-written first, then Ripple: the same process, one after the other.
             if options.floor {
                 let hand = runBlocking { await RippleAsync.handWritten(iterations: iterations, samples: samples) }
-                row.floorMilliseconds = hand.milliseconds
-                row.failures += hand.failures.map { "by hand: \($0)" }
-                let ns = hand.milliseconds * 1e6 / Double(iterations)
-                row.figures["handNsPerIteration"] = ns
+                let ns = row.takeHandWritten(hand, operations: iterations, figure: "handNsPerIteration")
                 notes.append("by hand \(format(ns / 1000)) us")
             }
             if options.swift {
                 let ripple = runBlocking { await RippleAsync.ripple(iterations: iterations, samples: samples) }
-                row.takeSwift(ripple)
-                let ns = ripple.milliseconds * 1e6 / Double(iterations)
-                row.figures["swiftNsPerIteration"] = ns
+                let ns = row.takeSwift(ripple, operations: iterations, figure: "swiftNsPerIteration")
                 notes.insert("Ripple \(format(ns / 1000)) us", at: 0)
             }
-            if let ratio = row.swiftOverFloor {
-                row.figures["swiftOverHand"] = ratio
-                notes.append("Ripple/hand \(format(ratio))x")
-            }
+            row.takeSwiftOverHand(notes: &notes)
             row.notes.append("per write→success: " + notes.joined(separator: ", "))
         },
     ]
@@ -342,17 +334,12 @@ private func storeBenchmark() -> Benchmark {
         var notes: [String] = []
         if options.floor {
             let hand = RippleStore.handWritten(actions: actions, samples: samples)
-            row.floorMilliseconds = hand.milliseconds
-            row.failures += hand.failures.map { "by hand: \($0)" }
-            let ns = hand.milliseconds * 1e6 / Double(actions)
-            row.figures["handNsPerAction"] = ns
+            let ns = row.takeHandWritten(hand, operations: actions, figure: "handNsPerAction")
             notes.append("by hand \(format(ns)) ns")
         }
         if options.swift {
             let ripple = RippleStore.ripple(actions: actions, samples: samples)
-            row.takeSwift(ripple)
-            let ns = ripple.milliseconds * 1e6 / Double(actions)
-            row.figures["swiftNsPerAction"] = ns
+            let ns = row.takeSwift(ripple, operations: actions, figure: "swiftNsPerAction")
             notes.insert("Ripple \(format(ns)) ns", at: 0)
             let (read, failures) = RippleStore.readNanoseconds(samples: samples)
             row.failures += failures.map { "Swift read: \($0)" }
@@ -363,10 +350,7 @@ private func storeBenchmark() -> Benchmark {
             row.figures["swiftNsPerAtomUpdate"] = bare
             notes.append("the same graph without a store (atom update→derivation→effect) \(format(bare)) ns")
         }
-        if let ratio = row.swiftOverFloor {
-            row.figures["swiftOverHand"] = ratio
-            notes.append("Ripple/hand \(format(ratio))x")
-        }
+        row.takeSwiftOverHand(notes: &notes)
         row.notes.append("per action→effect: " + notes.joined(separator: ", "))
     }
 }

@@ -240,11 +240,6 @@ static bool setup(shared_t *s, rb_backend_t backend, rb_threads_subject_t subjec
     return true;
 }
 
-static void finish(shared_t *s, rb_threads_result_t *out) {
-    rb_host_destroy(&s->host);
-    rb_result_take_failures(&out->result, &s->host);
-    rb_crew_destroy(s->crew);
-}
 
 /* The value of a node, read by the calling (main) thread. */
 static int64_t main_read(shared_t *s, const rb_node_t *node, worker_t *record) {
@@ -268,6 +263,28 @@ static void take_failures(rb_result_t *result, const worker_t *workers, int coun
         if (result->failed == 0) memcpy(result->message, workers[i].message, sizeof result->message);
         result->failed += workers[i].failed;
     }
+}
+
+/* Allocates a run's shared state and the records of `threads` threads, then
+ * the main thread's: the last one, zeroed (the runs' own threads clear theirs
+ * at each sample). */
+static shared_t *allocate_run(int threads, worker_t **workers) {
+    shared_t *s = aligned_alloc(64, sizeof(shared_t));
+    *workers = aligned_alloc(64, sizeof(worker_t) * (size_t)(threads + 1));
+    if (s == NULL || *workers == NULL) abort();
+    memset(&(*workers)[threads], 0, sizeof(worker_t));
+    return s;
+}
+
+/* Ends a run: the main thread's and the host's failed checks into the result,
+ * the graph and the threads torn down, the memory freed. */
+static void finish(shared_t *s, worker_t *workers, const worker_t *main_record, rb_threads_result_t *out) {
+    take_failures(&out->result, main_record, 1);
+    rb_host_destroy(&s->host);
+    rb_result_take_failures(&out->result, &s->host);
+    rb_crew_destroy(s->crew);
+    free(workers);
+    free(s);
 }
 
 /* Runs one sample: `count` threads on `body`, the last one on `last` when it
@@ -316,11 +333,9 @@ rb_threads_result_t rb_threads_read_run(rb_threads_subject_t subject, rb_backend
         rb_result_fail(&out.result, "threads: invalid arguments (%d readers, %d reads)", readers, reads);
         return out;
     }
-    shared_t *s = aligned_alloc(64, sizeof(shared_t));
-    worker_t *workers = aligned_alloc(64, sizeof(worker_t) * (size_t)(readers + 1));
-    if (s == NULL || workers == NULL) abort();
+    worker_t *workers;
+    shared_t *s = allocate_run(readers, &workers);
     worker_t *main_record = &workers[readers];
-    memset(main_record, 0, sizeof *main_record);
     if (setup(s, backend, subject, readers, &out)) {
         const rb_node_t *node = subject == RB_THREADS_ATOM ? s->atom : s->derived;
         main_write(s, 20);
@@ -351,10 +366,7 @@ rb_threads_result_t rb_threads_read_run(rb_threads_subject_t subject, rb_backend
         out.result.allocations = rb_host_allocations(&s->host) - allocations;
         out.result.ms = (double)best / 1e6;
     }
-    take_failures(&out.result, main_record, 1);
-    finish(s, &out);
-    free(workers);
-    free(s);
+    finish(s, workers, main_record, &out);
     return out;
 }
 
@@ -364,11 +376,9 @@ rb_threads_result_t rb_threads_write_run(int readers, int writes, int samples) {
         rb_result_fail(&out.result, "threads: invalid arguments (%d readers, %d writes)", readers, writes);
         return out;
     }
-    shared_t *s = aligned_alloc(64, sizeof(shared_t));
-    worker_t *workers = aligned_alloc(64, sizeof(worker_t) * (size_t)(readers + 2));
-    if (s == NULL || workers == NULL) abort();
+    worker_t *workers;
+    shared_t *s = allocate_run(readers + 1, &workers);
     worker_t *main_record = &workers[readers + 1];
-    memset(main_record, 0, sizeof *main_record);
     if (setup(s, RB_BACKEND_RIPPLE, RB_THREADS_DERIVED, readers + 1, &out)) {
         int64_t value = main_read(s, s->derived, main_record);
         RB_CHECK(&s->host, value == 1, "before the writes: read %lld, expected 1", (long long)value);
@@ -404,9 +414,6 @@ rb_threads_result_t rb_threads_write_run(int readers, int writes, int samples) {
         out.result.allocations = rb_host_allocations(&s->host) - allocations;
         out.result.ms = (double)best / 1e6;
     }
-    take_failures(&out.result, main_record, 1);
-    finish(s, &out);
-    free(workers);
-    free(s);
+    finish(s, workers, main_record, &out);
     return out;
 }

@@ -19,6 +19,15 @@ public struct ShapeResult: Sendable, Equatable {
 
     public init() {}
 
+    /// The result of a shape timed by its fastest sample of `operations` operations, in milliseconds.
+    init(milliseconds: Double, operations: Int, value: Double, count: Int, failures: [String]) {
+        self.milliseconds = milliseconds
+        self.operations = operations
+        self.value = value
+        self.count = count
+        self.failures = failures
+    }
+
     public var ok: Bool { failures.isEmpty }
 }
 
@@ -71,6 +80,17 @@ func fastest(samples: Int, _ sample: () -> Void) -> Double {
     for _ in 0..<max(samples, 1) {
         let start = now()
         sample()
+        best = min(best, now() - start)
+    }
+    return Double(best) / 1e6
+}
+
+/// As `fastest(samples:_:)`, for samples that suspend.
+func fastest(samples: Int, _ sample: () async -> Void) async -> Double {
+    var best = UInt64.max
+    for _ in 0..<max(samples, 1) {
+        let start = now()
+        await sample()
         best = min(best, now() - start)
     }
     return Double(best) / 1e6

@@ -28,13 +28,7 @@ import Testing
 
     @Test func anEffectSeesEachPhaseOnceInOrder() async throws {
         try await withIsolatedRuntime { () async throws in
-            let gates = [Gate<Void>(), Gate<Void>(), Gate<Void>()]
-            let input = atom(1)
-            let number = derive { () async -> Int in
-                let value = input.value
-                await gates[value].wait()
-                return value
-            }
+            let (gates, input, number) = gatedAsyncDerivation()
             let log = AwaitableLog<AsyncPhase<Int>>()
             let render = Effect { log.append(number.phase) }
             #expect(log.values == [.suspending])
@@ -174,13 +168,7 @@ import Testing
 
     @Test func aDerivationOverThePhaseIsGlitchFree() async throws {
         try await withIsolatedRuntime { () async throws in
-            let gates = [Gate<Void>(), Gate<Void>(), Gate<Void>()]
-            let input = atom(1)
-            let number = derive { () async -> Int in
-                let value = input.value
-                await gates[value].wait()
-                return value
-            }
+            let (gates, input, number) = gatedAsyncDerivation()
             let label = derive { number.phase.map { "n=\($0)" }.value ?? "loading" }
             let seen = AwaitableLog<String>()
             let render = Effect { seen.append("\(label.value) \(number.phase)") }

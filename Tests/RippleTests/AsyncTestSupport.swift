@@ -1,4 +1,5 @@
 import Foundation
+import Ripple
 
 /// A latch an async body waits on until the test opens it: it makes each run of an async derivation finish exactly
 /// when the test says, so phase sequences are deterministic. Opening it again does nothing.
@@ -35,6 +36,22 @@ final class Gate<Value: Sendable>: @unchecked Sendable {
 
 extension Gate where Value == Void {
     func open() { open(()) }
+}
+
+/// In the current runtime: three gates, an atom `input` starting at 1, and an async derivation of it whose run for
+/// a value waits until `gates[value]` opens, then returns `result(value)`; so each run finishes exactly when the
+/// test opens its gate.
+func gatedAsyncDerivation(returning result: @escaping @Sendable (Int) -> Int = { $0 })
+    -> (gates: [Gate<Void>], input: AtomObject<Int>, number: AsyncDerivation<Int>)
+{
+    let gates = [Gate<Void>(), Gate<Void>(), Gate<Void>()]
+    let input = atom(1)
+    let number = derive { () async -> Int in
+        let value = input.value
+        await gates[value].wait()
+        return result(value)
+    }
+    return (gates, input, number)
 }
 
 /// Values recorded by bodies on any thread, with a way to wait until there are `count` of them: how a test waits

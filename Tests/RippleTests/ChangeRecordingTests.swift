@@ -67,13 +67,7 @@ import Testing
 
     @Test func anAsyncDerivationRecordsEachPhase() async throws {
         try await withIsolatedRuntime { () async throws in
-            let gates = [Gate<Void>(), Gate<Void>(), Gate<Void>()]
-            let input = atom(1)
-            let number = derive { () async -> Int in
-                let value = input.value
-                await gates[value].wait()
-                return value * 10
-            }
+            let (gates, input, number) = gatedAsyncDerivation(returning: { $0 * 10 })
             let changes = number.recordChanges()  // starts the first run: suspending is not a change
             gates[1].open()
             #expect(try await changes.next() == .success(10))

@@ -191,12 +191,7 @@ import Testing
             let runtime = Runtime(tracksObservableReads: true)
             let model = SharedCounter()
             let effect = withIsolatedRuntime(using: runtime) { Effect { _ = model.count } }
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                model.count = 1
-                done.signal()
-            }.start()
-            done.wait()
+            runOnAnotherThreadAndWait { model.count = 1 }
             _ = effect
         }
     }

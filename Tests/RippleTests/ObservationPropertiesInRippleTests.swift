@@ -175,12 +175,7 @@ import Testing
             let runtime = Runtime()
             let model = SharedCounter()
             let effect = withIsolatedRuntime(using: runtime) { Effect { _ = observing { model.count } } }
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                model.count = 1
-                done.signal()
-            }.start()
-            done.wait()
+            runOnAnotherThreadAndWait { model.count = 1 }
             _ = effect
         }
     }

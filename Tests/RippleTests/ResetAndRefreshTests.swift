@@ -53,17 +53,28 @@ import Testing
         }
     }
 
+    /// What the refresh tests observe, made in the current runtime: `total`, the sum of the atom `input` and a value
+    /// kept outside the graph (which only a refresh brings in), counting its body's runs in `bodyRuns`; and an effect
+    /// `log` recording in `seen` each total it reads.
+    private func observedTotal(input initial: Int, outside value: Int) -> (
+        input: AtomObject<Int>, outside: Locked<Int>, bodyRuns: RunCount, total: Derivation<Int>, seen: Recorder<Int>,
+        log: Effect
+    ) {
+        let input = atom(initial)
+        let outside = Locked(value)
+        let bodyRuns = RunCount()
+        let total = derive { () -> Int in
+            bodyRuns.increment()
+            return input.value + outside.withLock { $0 }
+        }
+        let seen = Recorder<Int>()
+        let log = Effect { seen.append(total.value) }
+        return (input, outside, bodyRuns, total, seen, log)
+    }
+
     @Test func refreshRunsAnObservedBodyAgainAndItsReadersOnce() {
         withIsolatedRuntime {
-            let input = atom(2)
-            let outside = Locked(10)  // a value from outside the graph
-            let bodyRuns = RunCount()
-            let total = derive { () -> Int in
-                bodyRuns.increment()
-                return input.value + outside.withLock { $0 }
-            }
-            let seen = Recorder<Int>()
-            let log = Effect { seen.append(total.value) }
+            let (_, outside, bodyRuns, total, seen, log) = observedTotal(input: 2, outside: 10)
             outside.withLock { $0 = 20 }
             total.refresh()
             #expect(bodyRuns.value == 2)  // before refresh() returned
@@ -136,15 +147,7 @@ import Testing
 
     @Test func refreshesInsideABatchComputeOnceWhenItEnds() {
         withIsolatedRuntime {
-            let input = atom(1)
-            let outside = Locked(0)
-            let bodyRuns = RunCount()
-            let total = derive { () -> Int in
-                bodyRuns.increment()
-                return input.value + outside.withLock { $0 }
-            }
-            let seen = Recorder<Int>()
-            let log = Effect { seen.append(total.value) }
+            let (input, outside, bodyRuns, total, seen, log) = observedTotal(input: 1, outside: 0)
             batch {
                 outside.withLock { $0 = 100 }
                 total.refresh()
@@ -172,11 +175,18 @@ import Testing
         }
     }
 
+    /// What the tracing tests refresh, made in the current runtime: a derivation "value" of a value kept outside
+    /// Ripple (starting at 1), and an effect "log" that reads it.
+    private func refreshableValueAndItsLog() -> (outside: Locked<Int>, value: Derivation<Int>, log: Effect) {
+        let outside = Locked(1)
+        let value = derive(label: "value") { outside.withLock { $0 } }
+        let log = Effect(label: "log") { _ = value.value }
+        return (outside, value, log)
+    }
+
     @Test func aTracerSeesTheRefreshThenTheRecomputeItCaused() {
         withIsolatedRuntime {
-            let outside = Locked(1)
-            let value = derive(label: "value") { outside.withLock { $0 } }
-            let log = Effect(label: "log") { _ = value.value }
+            let (outside, value, log) = refreshableValueAndItsLog()
             let events = Recorder<String>()
             let runtime = Runtime.current
             runtime.startTracing { event in
@@ -197,9 +207,7 @@ import Testing
 
     @Test func aCausalTraceShowsTheRefreshAsTheRootOfWhatItCaused() {
         withIsolatedRuntime {
-            let outside = Locked(1)
-            let value = derive(label: "value") { outside.withLock { $0 } }
-            let log = Effect(label: "log") { _ = value.value }
+            let (outside, value, log) = refreshableValueAndItsLog()
             let trace = CausalTrace()
             Runtime.current.startTracing(trace)
             outside.withLock { $0 = 2 }

@@ -34,12 +34,21 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
 /// Effects bound to a scheduler: the first run and every later one go through it, writes made before a run
 /// coalesce into it, and a run happens only if something read changed.
 @Suite struct ScheduledEffectTests {
+    /// What most tests here watch, made in the current runtime: an atom starting at `initial`, and an effect on a
+    /// fresh manual scheduler that records each value of the atom its runs read.
+    private func recordedThroughScheduler(startingAt initial: Int)
+        -> (scheduler: ManualScheduler, count: AtomObject<Int>, seen: Recorder<Int>, effect: Effect)
+    {
+        let scheduler = ManualScheduler()
+        let count = atom(initial)
+        let seen = Recorder<Int>()
+        let effect = Effect(on: scheduler) { seen.append(count.value) }
+        return (scheduler, count, seen, effect)
+    }
+
     @Test func firstRunIsScheduledNotImmediate() {
         withIsolatedRuntime {
-            let scheduler = ManualScheduler()
-            let count = atom(1)
-            let seen = Recorder<Int>()
-            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            let (scheduler, _, seen, effect) = recordedThroughScheduler(startingAt: 1)
             #expect(seen.values == [])
             #expect(scheduler.pending == 1)
             #expect(scheduler.drain() == 1)
@@ -50,10 +59,7 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
 
     @Test func burstOfWritesCoalescesIntoOneRunSeeingTheLatestValue() {
         withIsolatedRuntime {
-            let scheduler = ManualScheduler()
-            let count = atom(0)
-            let seen = Recorder<Int>()
-            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            let (scheduler, count, seen, effect) = recordedThroughScheduler(startingAt: 0)
             scheduler.drain()
             for value in 1...50 { count.value = value }
             #expect(scheduler.pending == 1)
@@ -89,10 +95,7 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
 
     @Test func writeAndWriteBackBeforeTheRunIsNoChange() {
         withIsolatedRuntime {
-            let scheduler = ManualScheduler()
-            let count = atom(7)
-            let seen = Recorder<Int>()
-            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            let (scheduler, count, seen, effect) = recordedThroughScheduler(startingAt: 7)
             scheduler.drain()
             count.value = 8
             count.value = 7
@@ -104,10 +107,7 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
 
     @Test func jobForACancelledEffectDoesNothing() {
         withIsolatedRuntime {
-            let scheduler = ManualScheduler()
-            let count = atom(0)
-            let seen = Recorder<Int>()
-            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            let (scheduler, count, seen, effect) = recordedThroughScheduler(startingAt: 0)
             scheduler.drain()
             count.value = 1
             effect.cancel()
@@ -155,10 +155,7 @@ final class ManualScheduler: EffectScheduler, @unchecked Sendable {
 
     @Test func runInvokedDirectlyRunsAtOnce() {
         withIsolatedRuntime {
-            let scheduler = ManualScheduler()
-            let count = atom(0)
-            let seen = Recorder<Int>()
-            let effect = Effect(on: scheduler) { seen.append(count.value) }
+            let (scheduler, _, seen, effect) = recordedThroughScheduler(startingAt: 0)
             effect.run()
             #expect(seen.values == [0])
             #expect(scheduler.drain() == 1)  // the creation's job: nothing changed since

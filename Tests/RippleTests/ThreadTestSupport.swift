@@ -131,6 +131,16 @@ func returnsInTime(seconds: Double, _ body: @escaping @Sendable () -> Void) asyn
     }
 }
 
+/// Runs `body` on a new thread (one in no batch and evaluating nothing, in any runtime) and waits until it returned.
+func runOnAnotherThreadAndWait(_ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }.start()
+    done.wait()
+}
+
 /// A scheduler whose jobs run, in order, on a thread of their own (``runJobsUntilStopped()``) while other threads
 /// write.
 final class ThreadScheduler: EffectScheduler {

@@ -21,29 +21,12 @@
 /// Each member lives as a ``DeclaredAtom``'s instance does: while a caller holds it or a live reader reads it
 /// (or for the runtime's lifetime with `keepAlive: true`). A released member leaves the family's table, so a
 /// family used with many keys holds only the members in use.
-public final class AtomFamily<Key: Hashable & Sendable, Value> {
-    let index: Int
-    let makeDefault: @Sendable (Key) -> Value
-    let equals: (Value, Value) -> Bool
-    let keepAlive: Bool
-    let lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
+public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
+    /// The slot, the default of a key's member, the equality, the hooks of a key's member.
+    let declaration: KeyedDeclaration<Key, Value>
 
-    init(
-        equals: @escaping (Value, Value) -> Bool, keepAlive: Bool,
-        lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?, label: String?, fileID: String, line: Int,
-        makeDefault: @escaping @Sendable (Key) -> Value
-    ) {
-        index = DeclarationIndex.next()
-        self.makeDefault = makeDefault
-        self.equals = equals
-        self.keepAlive = keepAlive
-        self.lifecycle = lifecycle
-        self.explicitLabel = label
-        self.fileID = fileID
-        self.line = line
+    init(_ declaration: KeyedDeclaration<Key, Value>) {
+        self.declaration = declaration
     }
 
     /// The instance for `key` in the current runtime (the one evaluating on this thread, else
@@ -58,33 +41,18 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the member alive.
     public func callAsFunction(_ key: Key) -> AtomObject<Value> {
-        let runtime = Runtime.forDeclarations
-        if let existing = runtime.declarations.existing(family: index, for: key) {
-            return unsafeDowncast(existing, to: AtomObject<Value>.self)
-        }
-        return makeNode(for: key, in: runtime)
+        member(for: key)
     }
 
     @inline(never)
-    private func makeNode(for key: Key, in runtime: Runtime) -> AtomObject<Value> {
-        let table = runtime.declarations.table(of: index, keyedBy: Key.self)
-        let hooks = ErasedLifecycle(lifecycle?(key) ?? Lifecycle())
-        let node = runtime.createInstance(in: table, for: key, keepAlive: keepAlive, lifecycle: hooks) {
+    func makeMember(for key: Key, in runtime: Runtime) -> AtomObject<Value> {
+        install(key, in: runtime, hooks: hooks(for: key)) {
             runtime.creatingInstance {
                 AtomObject(
-                    initial: currentDefault(for: key, in: runtime)(), equals: equals,
-                    label: explicitLabel.map { "\($0)(\(key))" }, fileID: fileID, line: line)
+                    initial: currentBody(for: key, in: runtime)(), equals: declaration.equals,
+                    label: declaration.memberLabel(for: key), fileID: declaration.fileID, line: declaration.line)
             }
         }
-        return unsafeDowncast(node, to: AtomObject<Value>.self)
-    }
-
-    /// The default of `key`'s member in `runtime`: the member's override, the family's, or the declared one.
-    func currentDefault(for key: Key, in runtime: Runtime) -> @Sendable () -> Value {
-        let (member, family) = runtime.declarations.override(family: index, for: key)
-        if let member = member as? @Sendable () -> Value { return member }
-        let body = (family as? @Sendable (Key) -> Value) ?? makeDefault
-        return { body(key) }
     }
 
     /// The member for `key` in the current runtime if it has one, without creating it.
@@ -97,8 +65,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the member alive.
     public func existingNode(for key: Key) -> AtomObject<Value>? {
-        Runtime.forDeclarations.declarations.existing(family: index, for: key)
-            .map { unsafeDowncast($0, to: AtomObject<Value>.self) }
+        existingMember(for: key)
     }
 
     /// How many members of this family are alive in the current runtime.
@@ -110,7 +77,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread; a snapshot that other threads may change at once.
     public var instanceCount: Int {
-        Runtime.forDeclarations.declarations.memberCount(family: index)
+        memberCount
     }
 
     /// An override of the member for `key` only: its default is `value`. It wins over an override of the whole
@@ -128,11 +95,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: the override is a value; apply it from any thread.
     public func overridden(_ key: Key, with value: Value) -> Override where Value: Sendable {
-        Override { runtime in
-            runtime.declarations.setOverride({ value } as @Sendable () -> Value, family: self.index, for: key)
-            runtime.declarations.existing(family: self.index, for: key)
-                .map { unsafeDowncast($0, to: AtomObject<Value>.self).value = value }
-        }
+        override(key, with: { value })
     }
 
     /// An override of the whole family: every member, existing and future, takes `body(key)` as its default.
@@ -148,15 +111,8 @@ public final class AtomFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: the override is a value; apply it from any thread.
     public func overridden(by body: @escaping @Sendable (Key) -> Value) -> Override {
-        Override { runtime in
-            runtime.declarations.setOverride(body, for: self.index)
-            for (key, node) in runtime.declarations.liveMembers(family: self.index, keyedBy: Key.self) {
-                unsafeDowncast(node, to: AtomObject<Value>.self).value = runtime.creatingInstance { body(key) }
-            }
-        }
+        overrideFamily(with: body)
     }
 }
 
-// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
-// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
-extension AtomFamily: @unchecked Sendable {}
+extension AtomFamily: FamilyDeclaration {}

@@ -21,8 +21,8 @@ final class DeclarationStore {
     let slots: UnsafeMutablePointer<ripple_slot_table>
     /// The member table of each family, by its index; created on the family's first use in this runtime.
     private var familyTables: [Int: AnyObject] = [:]
-    /// Overrides of plain declarations and of whole families, by index: a value of the declaration's override
-    /// type (`DeclaredAtom.Body`, ...), set by ``Runtime/override(_:)-(Override...)``.
+    /// Overrides of plain declarations and of whole families, by index: a value of the declaration's body type
+    /// (`() -> Value`, or `(Key) -> Value` for a family), set by ``Runtime/override(_:)-(Override...)``.
     private var overrides: [Int: Any] = [:]
     /// Overrides of single family members, by family index and key; they win over the family's override.
     private var memberOverrides: [Int: [AnyHashable: Any]] = [:]

@@ -31,7 +31,7 @@ extension DeclaredAtom: TrackedValue {
     /// ```
     ///
     /// Threading: immutable.
-    public var label: String { explicitLabel ?? "\(fileID):\(line)" }
+    public var label: String { declaration.label }
 }
 
 extension DeclaredAtom where Value: Sendable {
@@ -77,7 +77,7 @@ extension DeclaredDerivation: TrackedValue {
     /// ```
     ///
     /// Threading: immutable.
-    public var label: String { explicitLabel ?? "\(fileID):\(line)" }
+    public var label: String { declaration.label }
 }
 
 extension DeclaredDerivation where Value: Sendable {
@@ -123,7 +123,7 @@ extension DeclaredAsyncDerivation: TrackedValue {
     /// ```
     ///
     /// Threading: immutable.
-    public var label: String { explicitLabel ?? "\(fileID):\(line)" }
+    public var label: String { declaration.label }
 
     /// Records every change of the current runtime's instance's phase, in order, holding the instance while the
     /// recording lives.

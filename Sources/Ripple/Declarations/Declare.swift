@@ -48,8 +48,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ makeDefault: @escaping @Sendable () -> Value
     ) -> DeclaredAtom<Value> {
         DeclaredAtom(
-            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
-            line: line, makeDefault: makeDefault)
+            Declaration(
+                body: makeDefault, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares an atom compared with your own equality (for values that are not `Equatable`).
@@ -74,8 +75,9 @@ public struct DeclarationMaker: Sendable {
         _ makeDefault: @escaping @Sendable () -> Value
     ) -> DeclaredAtom<Value> {
         DeclaredAtom(
-            equals: equals, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID, line: line,
-            makeDefault: makeDefault)
+            Declaration(
+                body: makeDefault, equals: equals, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares a derivation: one lazy, cached instance per runtime, whose recomputations that give an equal
@@ -99,8 +101,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () -> Value
     ) -> DeclaredDerivation<Value> {
         DeclaredDerivation(
-            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
-            line: line, body: body)
+            Declaration(
+                body: body, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares a derivation whose recomputations always count as changes (for values that are not
@@ -124,8 +127,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () -> Value
     ) -> DeclaredDerivation<Value> {
         DeclaredDerivation(
-            equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID, line: line,
-            body: body)
+            Declaration(
+                body: body, equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares an async derivation: one instance per runtime, whose body runs in a task started by the first
@@ -153,8 +157,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
     ) -> DeclaredAsyncDerivation<Value> {
         DeclaredAsyncDerivation(
-            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
-            line: line, body: body)
+            Declaration(
+                body: body, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares an async derivation whose results always count as changes (for values that are not
@@ -178,8 +183,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
     ) -> DeclaredAsyncDerivation<Value> {
         DeclaredAsyncDerivation(
-            equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID, line: line,
-            body: body)
+            Declaration(
+                body: body, equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares a family of atoms: one instance per key per runtime, starting from `makeDefault(key)`.
@@ -203,8 +209,9 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ makeDefault: @escaping @Sendable (Key) -> Value
     ) -> AtomFamily<Key, Value> {
         AtomFamily(
-            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
-            line: line, makeDefault: makeDefault)
+            Declaration(
+                body: makeDefault, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 
     /// Declares a family of derivations: one lazy, cached instance per key per runtime, compared with `==`.
@@ -228,7 +235,8 @@ public struct DeclarationMaker: Sendable {
         fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable (Key) -> Value
     ) -> DerivationFamily<Key, Value> {
         DerivationFamily(
-            equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label, fileID: fileID,
-            line: line, body: body)
+            Declaration(
+                body: body, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
+                fileID: fileID, line: line))
     }
 }

@@ -20,28 +20,12 @@
 ///
 /// ## Lifetime
 /// As for ``DeclaredDerivation``; releasing the instance cancels its run in flight.
-public final class DeclaredAsyncDerivation<Value: Sendable> {
-    let index: Int
-    let body: @Sendable () async throws -> Value
-    let equals: ((Value, Value) -> Bool)?
-    let keepAlive: Bool
-    let lifecycle: Lifecycle<Value>
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
+public final class DeclaredAsyncDerivation<Value: Sendable>: Sendable {
+    /// The slot, the body, the equality, the hooks.
+    let declaration: Declaration<Value, @Sendable () async throws -> Value, Lifecycle<Value>>
 
-    init(
-        equals: ((Value, Value) -> Bool)?, keepAlive: Bool, lifecycle: Lifecycle<Value>, label: String?,
-        fileID: String, line: Int, body: @escaping @Sendable () async throws -> Value
-    ) {
-        index = DeclarationIndex.next()
-        self.body = body
-        self.equals = equals
-        self.keepAlive = keepAlive
-        self.lifecycle = lifecycle
-        self.explicitLabel = label
-        self.fileID = fileID
-        self.line = line
+    init(_ declaration: Declaration<Value, @Sendable () async throws -> Value, Lifecycle<Value>>) {
+        self.declaration = declaration
     }
 
     /// This declaration's instance in the current runtime, created if it has none (without starting a run: that
@@ -54,27 +38,20 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
     public var node: AsyncDerivation<Value> {
-        let runtime = Runtime.forDeclarations
-        if let existing = runtime.declarations.existing(at: index) {
-            return unsafeDowncast(existing, to: AsyncDerivation<Value>.self)
-        }
-        return makeNode(in: runtime)
+        instance(in: .forDeclarations)
     }
 
     @inline(never)
-    private func makeNode(in runtime: Runtime) -> AsyncDerivation<Value> {
-        let overridden = runtime.declarations.override(for: index) as? @Sendable () async throws -> Value
-        let box = ReplaceableBody(overridden ?? body, in: runtime, tracksReplacement: true)
-        let node = runtime.createInstance(
-            slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
-        ) {
+    func makeInstance(in runtime: Runtime) -> AsyncDerivation<Value> {
+        let box = ReplaceableBody(currentBody(in: runtime), in: runtime, tracksReplacement: true)
+        return install(in: runtime, body: box) {
             runtime.creatingInstance {
                 AsyncDerivation<Value>(
-                    starter: AsyncDerivation.starter(running: box), equals: equals,
-                    label: explicitLabel, fileID: fileID, line: line, runtime: runtime)
+                    starter: AsyncDerivation.starter(running: box), equals: declaration.equals,
+                    label: declaration.explicitLabel, fileID: declaration.fileID, line: declaration.line,
+                    runtime: runtime)
             }
         }
-        return unsafeDowncast(node, to: AsyncDerivation<Value>.self)
     }
 
     /// Where the instance's value stands: a tracked read of ``AsyncDerivation/phase``.
@@ -96,8 +73,7 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
     public var existingNode: AsyncDerivation<Value>? {
-        Runtime.forDeclarations.declarations.existing(at: index)
-            .map { unsafeDowncast($0, to: AsyncDerivation<Value>.self) }
+        existingInstance
     }
 
     /// An override that makes this declaration succeed with `value` in a runtime.
@@ -124,17 +100,11 @@ public final class DeclaredAsyncDerivation<Value: Sendable> {
     ///
     /// Threading: as for ``overridden(with:)``.
     public func overridden(by body: @escaping @Sendable () async throws -> Value) -> Override {
-        Override { runtime in
-            runtime.declarations.setOverride(body, for: self.index)
-            if let node = runtime.declarations.existing(at: self.index) {
-                ReplaceableBody<@Sendable () async throws -> Value>.of(node).replace(with: body, in: node)
-            }
-        }
+        override(with: body)
     }
 }
 
-// Every stored property is immutable; the equality is `==` or a closure the caller passed as `@Sendable`.
-extension DeclaredAsyncDerivation: @unchecked Sendable {}
+extension DeclaredAsyncDerivation: PlainDeclaration {}
 
 extension AsyncDerivation {
     /// Starts a run of a declared derivation's current body (a run has its runtime as ``Runtime/current``, so the

@@ -23,30 +23,12 @@
 /// effect reads) that read it. Then it is released, and the next use starts again from the default. A write to an
 /// instance nobody holds is therefore lost at once: hold ``node`` (or observe it), or declare it
 /// `keepAlive: true` to keep it for the runtime's lifetime.
-public final class DeclaredAtom<Value> {
-    /// The slot of this declaration in every runtime's store.
-    @usableFromInline let index: Int
-    /// Computes the default value: at the instance's creation and on ``reset()``.
-    let makeDefault: @Sendable () -> Value
-    let equals: (Value, Value) -> Bool
-    let keepAlive: Bool
-    let lifecycle: Lifecycle<Value>
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
+public final class DeclaredAtom<Value>: Sendable {
+    /// The slot, the default (computed at the instance's creation and on ``reset()``), the equality, the hooks.
+    @usableFromInline let declaration: Declaration<Value, @Sendable () -> Value, Lifecycle<Value>>
 
-    init(
-        equals: @escaping (Value, Value) -> Bool, keepAlive: Bool, lifecycle: Lifecycle<Value>,
-        label: String?, fileID: String, line: Int, makeDefault: @escaping @Sendable () -> Value
-    ) {
-        index = DeclarationIndex.next()
-        self.makeDefault = makeDefault
-        self.equals = equals
-        self.keepAlive = keepAlive
-        self.lifecycle = lifecycle
-        self.explicitLabel = label
-        self.fileID = fileID
-        self.line = line
+    init(_ declaration: Declaration<Value, @Sendable () -> Value, Lifecycle<Value>>) {
+        self.declaration = declaration
     }
 
     /// This declaration's instance in the current runtime (the one evaluating on this thread, else
@@ -61,32 +43,18 @@ public final class DeclaredAtom<Value> {
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
     public var node: AtomObject<Value> {
-        node(in: .forDeclarations)
-    }
-
-    /// This declaration's instance in `runtime`, created if it has none.
-    @inline(__always)
-    func node(in runtime: Runtime) -> AtomObject<Value> {
-        if let existing = runtime.declarations.existing(at: index) {
-            return unsafeDowncast(existing, to: AtomObject<Value>.self)
-        }
-        return makeNode(in: runtime)
+        instance(in: .forDeclarations)
     }
 
     @inline(never)
-    private func makeNode(in runtime: Runtime) -> AtomObject<Value> {
-        let node = runtime.createInstance(slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle)) {
+    func makeInstance(in runtime: Runtime) -> AtomObject<Value> {
+        install(in: runtime) {
             runtime.creatingInstance {
                 AtomObject(
-                    initial: currentDefault(in: runtime)(), equals: equals, label: explicitLabel, fileID: fileID, line: line)
+                    initial: currentBody(in: runtime)(), equals: declaration.equals, label: declaration.explicitLabel,
+                    fileID: declaration.fileID, line: declaration.line)
             }
         }
-        return unsafeDowncast(node, to: AtomObject<Value>.self)
-    }
-
-    /// The default in `runtime`: its override, or the declared one.
-    func currentDefault(in runtime: Runtime) -> @Sendable () -> Value {
-        (runtime.declarations.override(for: index) as? @Sendable () -> Value) ?? makeDefault
     }
 
     /// The value of this declaration's instance in the current runtime (created from the default on first use).
@@ -103,7 +71,7 @@ public final class DeclaredAtom<Value> {
     @inlinable
     public var value: Value {
         get {
-            let section = DeclaredReads.begin(index)
+            let section = DeclaredReads.begin(declaration.index)
             guard let object = section.object else { return slowValue(in: section.runtime) }
             let value = Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
             DeclaredReads.end(section)
@@ -115,7 +83,7 @@ public final class DeclaredAtom<Value> {
     /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`).
     @usableFromInline
     func slowValue(in runtime: Unmanaged<Runtime>) -> Value {
-        node(in: runtime.takeUnretainedValue()).value
+        instance(in: runtime.takeUnretainedValue()).value
     }
 
     /// Reads and writes the instance's value in one atomic step, as ``AtomObject/update(_:)``.
@@ -142,7 +110,7 @@ public final class DeclaredAtom<Value> {
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
     public var existingNode: AtomObject<Value>? {
-        Runtime.forDeclarations.declarations.existing(at: index).map { unsafeDowncast($0, to: AtomObject<Value>.self) }
+        existingInstance
     }
 
     /// An override that makes `value` this declaration's default in a runtime.
@@ -173,15 +141,8 @@ public final class DeclaredAtom<Value> {
     ///
     /// Threading: as for ``overridden(with:)``.
     public func overridden(by body: @escaping @Sendable () -> Value) -> Override {
-        Override { runtime in
-            runtime.declarations.setOverride(body, for: self.index)
-            if let node = runtime.declarations.existing(at: self.index) {
-                unsafeDowncast(node, to: AtomObject<Value>.self).value = runtime.creatingInstance(body)
-            }
-        }
+        override(with: body)
     }
 }
 
-// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
-// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
-extension DeclaredAtom: @unchecked Sendable {}
+extension DeclaredAtom: PlainDeclaration {}

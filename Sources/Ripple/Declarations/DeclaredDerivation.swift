@@ -20,28 +20,12 @@
 /// ## Lifetime
 /// As for ``DeclaredAtom``: an instance lives while a caller holds ``node`` or a live reader reads it (or for the
 /// runtime's lifetime with `keepAlive: true`); once released, the next use computes it afresh.
-public final class DeclaredDerivation<Value> {
-    @usableFromInline let index: Int
-    let body: @Sendable () -> Value
-    let equals: ((Value, Value) -> Bool)?
-    let keepAlive: Bool
-    let lifecycle: Lifecycle<Value>
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
+public final class DeclaredDerivation<Value>: Sendable {
+    /// The slot, the body, the equality, the hooks.
+    @usableFromInline let declaration: Declaration<Value, @Sendable () -> Value, Lifecycle<Value>>
 
-    init(
-        equals: ((Value, Value) -> Bool)?, keepAlive: Bool, lifecycle: Lifecycle<Value>, label: String?,
-        fileID: String, line: Int, body: @escaping @Sendable () -> Value
-    ) {
-        index = DeclarationIndex.next()
-        self.body = body
-        self.equals = equals
-        self.keepAlive = keepAlive
-        self.lifecycle = lifecycle
-        self.explicitLabel = label
-        self.fileID = fileID
-        self.line = line
+    init(_ declaration: Declaration<Value, @Sendable () -> Value, Lifecycle<Value>>) {
+        self.declaration = declaration
     }
 
     /// This declaration's instance in the current runtime (the one evaluating on this thread, else
@@ -55,23 +39,17 @@ public final class DeclaredDerivation<Value> {
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
     public var node: Derivation<Value> {
-        let runtime = Runtime.forDeclarations
-        if let existing = runtime.declarations.existing(at: index) {
-            return unsafeDowncast(existing, to: Derivation<Value>.self)
-        }
-        return makeNode(in: runtime)
+        instance(in: .forDeclarations)
     }
 
     @inline(never)
-    private func makeNode(in runtime: Runtime) -> Derivation<Value> {
-        let overridden = runtime.declarations.override(for: index) as? @Sendable () -> Value
-        let box = ReplaceableBody(overridden ?? body, in: runtime)
-        let node = runtime.createInstance(
-            slot: index, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
-        ) {
-            box.makeDerivation(equals: equals, updated: lifecycle.updated, label: explicitLabel, fileID: fileID, line: line)
+    func makeInstance(in runtime: Runtime) -> Derivation<Value> {
+        let box = ReplaceableBody(currentBody(in: runtime), in: runtime)
+        return install(in: runtime, body: box) {
+            box.makeDerivation(
+                equals: declaration.equals, updated: declaration.lifecycle.updated, label: declaration.explicitLabel,
+                fileID: declaration.fileID, line: declaration.line)
         }
-        return unsafeDowncast(node, to: Derivation<Value>.self)
     }
 
     /// The value of this declaration's instance in the current runtime: a tracked read, as
@@ -85,7 +63,7 @@ public final class DeclaredDerivation<Value> {
     /// Threading: from any thread.
     @inlinable
     public var value: Value {
-        let section = DeclaredReads.begin(index)
+        let section = DeclaredReads.begin(declaration.index)
         guard let object = section.object else { return slowValue() }
         let value = Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
         DeclaredReads.end(section)
@@ -110,7 +88,7 @@ public final class DeclaredDerivation<Value> {
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
     public var existingNode: Derivation<Value>? {
-        Runtime.forDeclarations.declarations.existing(at: index).map { unsafeDowncast($0, to: Derivation<Value>.self) }
+        existingInstance
     }
 
     /// An override that makes this declaration's value `value` in a runtime.
@@ -139,18 +117,11 @@ public final class DeclaredDerivation<Value> {
     ///
     /// Threading: as for ``overridden(with:)``.
     public func overridden(by body: @escaping @Sendable () -> Value) -> Override {
-        Override { runtime in
-            runtime.declarations.setOverride(body, for: self.index)
-            if let node = runtime.declarations.existing(at: self.index) {
-                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body, in: node)
-            }
-        }
+        override(with: body)
     }
 }
 
-// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
-// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
-extension DeclaredDerivation: @unchecked Sendable {}
+extension DeclaredDerivation: PlainDeclaration {}
 
 /// The body of one declared derivation's instance, which an override replaces. A synchronous instance is then
 /// refreshed (``Derivation/refresh()``); an async one reads `generation` (a hidden atom) at the start of each
@@ -187,14 +158,11 @@ final class ReplaceableBody<Body> {
         unsafeDowncast(node.declaredInstance.unsafelyUnwrapped.body.unsafelyUnwrapped, to: ReplaceableBody<Body>.self)
     }
 
-    /// Runs `next` from now on, and makes the instance `node` out of date. Called inside an override's batch.
-    func replace(with next: Body, in node: RippleNode) {
+    /// Runs `next` from now on; an async instance's run in flight is stale at once (a synchronous instance is
+    /// refreshed by its caller, `Derivation.applyOverride(_:)`). Called inside an override's batch.
+    func replace(with next: Body) {
         body = next
-        if let generation {
-            generation.value &+= 1
-        } else {
-            (node as! any RefreshableDerivation).refresh()  // an instance without `generation` is a Derivation
-        }
+        generation?.value &+= 1
     }
 }
 
@@ -228,10 +196,3 @@ extension ReplaceableBody {
 // `body` is touched only while the runtime's graph is held (see its comment), and bodies are Sendable closures;
 // `generation` is a Sendable node and `runtime` is Sendable.
 extension ReplaceableBody: @unchecked Sendable {}
-
-/// A synchronous derivation, whatever its value type: what an override of a declared derivation refreshes.
-protocol RefreshableDerivation: AnyObject {
-    func refresh()
-}
-
-extension Derivation: RefreshableDerivation {}

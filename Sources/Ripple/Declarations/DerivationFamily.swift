@@ -16,29 +16,12 @@
 /// ## Lifetime
 /// As for ``AtomFamily``: each member lives while it is held or read by a live reader; released members leave
 /// the family's table.
-public final class DerivationFamily<Key: Hashable & Sendable, Value> {
-    let index: Int
-    let body: @Sendable (Key) -> Value
-    let equals: ((Value, Value) -> Bool)?
-    let keepAlive: Bool
-    let lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?
-    let explicitLabel: String?
-    let fileID: String
-    let line: Int
+public final class DerivationFamily<Key: Hashable & Sendable, Value>: Sendable {
+    /// The slot, the body of a key's member, the equality, the hooks of a key's member.
+    let declaration: KeyedDeclaration<Key, Value>
 
-    init(
-        equals: ((Value, Value) -> Bool)?, keepAlive: Bool,
-        lifecycle: (@Sendable (Key) -> Lifecycle<Value>)?, label: String?, fileID: String, line: Int,
-        body: @escaping @Sendable (Key) -> Value
-    ) {
-        index = DeclarationIndex.next()
-        self.body = body
-        self.equals = equals
-        self.keepAlive = keepAlive
-        self.lifecycle = lifecycle
-        self.explicitLabel = label
-        self.fileID = fileID
-        self.line = line
+    init(_ declaration: KeyedDeclaration<Key, Value>) {
+        self.declaration = declaration
     }
 
     /// The instance for `key` in the current runtime (the one evaluating on this thread, else
@@ -53,29 +36,18 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the member alive.
     public func callAsFunction(_ key: Key) -> Derivation<Value> {
-        let runtime = Runtime.forDeclarations
-        if let existing = runtime.declarations.existing(family: index, for: key) {
-            return unsafeDowncast(existing, to: Derivation<Value>.self)
-        }
-        return makeNode(for: key, in: runtime)
+        member(for: key)
     }
 
     @inline(never)
-    private func makeNode(for key: Key, in runtime: Runtime) -> Derivation<Value> {
-        let table = runtime.declarations.table(of: index, keyedBy: Key.self)
-        let lifecycle = lifecycle?(key) ?? Lifecycle()
-        let (member, family) = runtime.declarations.override(family: index, for: key)
-        let familyBody = (family as? @Sendable (Key) -> Value) ?? body
-        let memberBody = (member as? @Sendable () -> Value) ?? { familyBody(key) }
-        let box = ReplaceableBody<@Sendable () -> Value>(memberBody, in: runtime)
-        let node = runtime.createInstance(
-            in: table, for: key, keepAlive: keepAlive, lifecycle: ErasedLifecycle(lifecycle), body: box
-        ) {
+    func makeMember(for key: Key, in runtime: Runtime) -> Derivation<Value> {
+        let hooks = hooks(for: key)
+        let box = ReplaceableBody(currentBody(for: key, in: runtime), in: runtime)
+        return install(key, in: runtime, hooks: hooks, body: box) {
             box.makeDerivation(
-                equals: equals, updated: lifecycle.updated, label: explicitLabel.map { "\($0)(\(key))" }, fileID: fileID,
-                line: line)
+                equals: declaration.equals, updated: hooks.updated, label: declaration.memberLabel(for: key),
+                fileID: declaration.fileID, line: declaration.line)
         }
-        return unsafeDowncast(node, to: Derivation<Value>.self)
     }
 
     /// The member for `key` in the current runtime if it has one, without creating it.
@@ -88,8 +60,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the member alive.
     public func existingNode(for key: Key) -> Derivation<Value>? {
-        Runtime.forDeclarations.declarations.existing(family: index, for: key)
-            .map { unsafeDowncast($0, to: Derivation<Value>.self) }
+        existingMember(for: key)
     }
 
     /// How many members of this family are alive in the current runtime.
@@ -100,7 +71,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: from any thread; a snapshot that other threads may change at once.
     public var instanceCount: Int {
-        Runtime.forDeclarations.declarations.memberCount(family: index)
+        memberCount
     }
 
     /// An override of the member for `key` only: it takes `value`. It wins over an override of the whole family
@@ -116,13 +87,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: the override is a value; apply it from any thread.
     public func overridden(_ key: Key, with value: Value) -> Override where Value: Sendable {
-        let body: @Sendable () -> Value = { value }
-        return Override { runtime in
-            runtime.declarations.setOverride(body, family: self.index, for: key)
-            if let node = runtime.declarations.existing(family: self.index, for: key) {
-                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: body, in: node)
-            }
-        }
+        override(key, with: { value })
     }
 
     /// An override of the whole family: every member, existing and future, computes `body(key)` instead. Existing
@@ -138,15 +103,8 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value> {
     ///
     /// Threading: the override is a value; apply it from any thread.
     public func overridden(by body: @escaping @Sendable (Key) -> Value) -> Override {
-        Override { runtime in
-            runtime.declarations.setOverride(body, for: self.index)
-            for (key, node) in runtime.declarations.liveMembers(family: self.index, keyedBy: Key.self) {
-                ReplaceableBody<@Sendable () -> Value>.of(node).replace(with: { body(key) }, in: node)
-            }
-        }
+        overrideFamily(with: body)
     }
 }
 
-// Every stored property is immutable. All but the equality are Sendable; the equality is `==` (which captures only
-// the value's type) or a closure the caller passed as `@Sendable`. So sharing a declaration between threads is safe.
-extension DerivationFamily: @unchecked Sendable {}
+extension DerivationFamily: FamilyDeclaration {}

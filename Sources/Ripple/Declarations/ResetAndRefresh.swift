@@ -18,7 +18,7 @@ extension DeclaredAtom {
     public func reset() {
         let runtime = Runtime.forDeclarations
         guard let node = existingNode else { return }
-        node.value = runtime.creatingInstance(currentDefault(in: runtime))
+        node.value = runtime.creatingInstance(currentBody(in: runtime))
     }
 }
 
@@ -36,7 +36,7 @@ extension AtomFamily {
     public func reset(_ key: Key) {
         let runtime = Runtime.forDeclarations
         guard let node = existingNode(for: key) else { return }
-        node.value = runtime.creatingInstance(currentDefault(for: key, in: runtime))
+        node.value = runtime.creatingInstance(currentBody(for: key, in: runtime))
     }
 }
 

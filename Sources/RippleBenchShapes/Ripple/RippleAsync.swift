@@ -25,7 +25,6 @@ public enum RippleAsync {
     /// hands each phase it sees to the observer. `samples` timed loops of `iterations` write-and-wait rounds, after
     /// the warm-up; the fastest in milliseconds. `value` is the last result, `count` the successes the effect saw.
     public static func ripple(iterations: Int = defaultIterations, samples: Int = defaultSamples) async -> ShapeResult {
-        var result = ShapeResult()
         let verifier = Verifier()
         let observer = PhaseObserver()
         let runtime = Runtime()
@@ -35,22 +34,8 @@ public enum RippleAsync {
             let effect = Effect { observer.saw(derivation.phase) }  // its first run starts the first run
             return (source, derivation, effect)
         }
-        await observer.wait(for: expected(0))
-        var input = 0
-        for _ in 0..<warmUp {
-            input += 1
-            source.value = input
-            await observer.wait(for: expected(input))
-        }
-        var best = UInt64.max
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<iterations {
-                input += 1
-                source.value = input
-                await observer.wait(for: expected(input))
-            }
-            best = min(best, now() - start)
+        let (milliseconds, input) = await rounds(iterations: iterations, samples: samples, observer: observer) {
+            source.value = $0
         }
         let runs = 1 + warmUp + max(samples, 1) * iterations
         let seen = observer.counts
@@ -60,12 +45,9 @@ public enum RippleAsync {
         verifier.expect(seen.suspendings == runs, "the effect saw \(seen.suspendings) suspending phases, expected \(runs)")
         verifier.expect(seen.failures == 0, "the effect saw \(seen.failures) failures")
         withExtendedLifetime(effect) {}
-        result.milliseconds = Double(best) / 1e6
-        result.operations = iterations
-        result.value = Double(derivation.phase.value ?? -1)
-        result.count = seen.successes
-        result.failures = verifier.failures
-        return result
+        return ShapeResult(
+            milliseconds: milliseconds, operations: iterations, value: Double(derivation.phase.value ?? -1),
+            count: seen.successes, failures: verifier.failures)
     }
 
     /// The same by hand: a lock-protected input and result; each write cancels the previous task and starts one
@@ -74,39 +56,41 @@ public enum RippleAsync {
     public static func handWritten(iterations: Int = defaultIterations, samples: Int = defaultSamples) async
         -> ShapeResult
     {
-        var result = ShapeResult()
         let verifier = Verifier()
         let observer = PhaseObserver()
         let state = HandWrittenAsync(observer: observer)
         state.write(0)
-        await observer.wait(for: expected(0))
-        var input = 0
-        for _ in 0..<warmUp {
-            input += 1
-            state.write(input)
-            await observer.wait(for: expected(input))
-        }
-        var best = UInt64.max
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<iterations {
-                input += 1
-                state.write(input)
-                await observer.wait(for: expected(input))
-            }
-            best = min(best, now() - start)
+        let (milliseconds, input) = await rounds(iterations: iterations, samples: samples, observer: observer) {
+            state.write($0)
         }
         let runs = 1 + warmUp + max(samples, 1) * iterations
         let seen = observer.counts
         verifier.expect(state.phase == .success(expected(input)), "phase \(state.phase), expected success(\(expected(input)))")
         verifier.expect(seen.successes == runs, "the observer saw \(seen.successes) successes, expected \(runs)")
         verifier.expect(seen.suspendings == runs, "the observer saw \(seen.suspendings) suspending phases, expected \(runs)")
-        result.milliseconds = Double(best) / 1e6
-        result.operations = iterations
-        result.value = Double(state.phase.value ?? -1)
-        result.count = seen.successes
-        result.failures = verifier.failures
-        return result
+        return ShapeResult(
+            milliseconds: milliseconds, operations: iterations, value: Double(state.phase.value ?? -1),
+            count: seen.successes, failures: verifier.failures)
+    }
+
+    /// The rounds both sides time, once the first result (of input 0) is on its way: each writes the next input
+    /// with `write` and waits until `observer` saw its result. `warmUp` untimed rounds, then `samples` loops of
+    /// `iterations` rounds; the fastest loop in milliseconds, and the last input written.
+    private static func rounds(
+        iterations: Int, samples: Int, observer: PhaseObserver, write: (Int) -> Void
+    ) async -> (milliseconds: Double, input: Int) {
+        await observer.wait(for: expected(0))
+        var input = 0
+        func round() async {
+            input += 1
+            write(input)
+            await observer.wait(for: expected(input))
+        }
+        for _ in 0..<warmUp { await round() }
+        let milliseconds = await fastest(samples: samples) {
+            for _ in 0..<iterations { await round() }
+        }
+        return (milliseconds, input)
     }
 
     /// Bytes per async derivation, each reading an atom of its own, created and read once, then awaited until its run

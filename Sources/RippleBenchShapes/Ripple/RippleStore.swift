@@ -42,18 +42,15 @@ public enum RippleStore {
             return (store, effect)
         }
         for _ in 0..<warmUp { store.send(.increase) }
-        var best = UInt64.max
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<actions { store.send(.increase) }
-            best = min(best, now() - start)
-        }
+        let milliseconds = fastest(samples: samples) { for _ in 0..<actions { store.send(.increase) } }
         let total = warmUp + max(samples, 1) * actions
         verifier.expect(store.state.count == total, "count \(store.state.count), expected \(total)")
         verifier.expect(runs.count == total + 1, "the effect ran \(runs.count) times, expected \(total + 1)")
         verifier.expect(sum.count == total * (total + 1) / 2, "the effect summed \(sum.count)")
         withExtendedLifetime(effect) {}
-        return result(best, actions: actions, value: store.state.count, count: runs.count, verifier)
+        return ShapeResult(
+            milliseconds: milliseconds, operations: actions, value: Double(store.state.count), count: runs.count,
+            failures: verifier.failures)
     }
 
     /// By hand: the state under an NSLock, the same reduction, and a callback called (after the lock is released)
@@ -68,17 +65,14 @@ public enum RippleStore {
             sum.count &+= count
         }
         for _ in 0..<warmUp { store.send(.increase) }
-        var best = UInt64.max
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<actions { store.send(.increase) }
-            best = min(best, now() - start)
-        }
+        let milliseconds = fastest(samples: samples) { for _ in 0..<actions { store.send(.increase) } }
         let total = warmUp + max(samples, 1) * actions
         verifier.expect(store.count == total, "count \(store.count), expected \(total)")
         verifier.expect(runs.count == total + 1, "the callback ran \(runs.count) times, expected \(total + 1)")
         verifier.expect(sum.count == total * (total + 1) / 2, "the callback summed \(sum.count)")
-        return result(best, actions: actions, value: store.count, count: runs.count, verifier)
+        return ShapeResult(
+            milliseconds: milliseconds, operations: actions, value: Double(store.count), count: runs.count,
+            failures: verifier.failures)
     }
 
     /// The same graph without the store, for reference: an atom of the state updated in place (`count += 1`), a
@@ -95,15 +89,10 @@ public enum RippleStore {
             }
             return (state, effect)
         }
-        var best = UInt64.max
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<actions { state.update { $0.count += 1 } }
-            best = min(best, now() - start)
-        }
+        let milliseconds = fastest(samples: samples) { for _ in 0..<actions { state.update { $0.count += 1 } } }
         verifier.expect(runs.count == 1 + max(samples, 1) * actions, "the effect ran \(runs.count) times")
         withExtendedLifetime(effect) {}
-        return (Double(best) / Double(actions), verifier.failures)
+        return (milliseconds * 1e6 / Double(actions), verifier.failures)
     }
 
     /// Nanoseconds per read of `store.count` outside any effect or derivation (the lock, the key path's lookup and
@@ -113,27 +102,10 @@ public enum RippleStore {
         let store = withIsolatedRuntime(using: Runtime()) {
             Store(initialState: State(count: 3)) { Reduce<State, Action> { _, _ in .none } }
         }
-        var best = UInt64.max
         var sum = 0
-        for _ in 0..<max(samples, 1) {
-            let start = now()
-            for _ in 0..<reads { sum &+= store.count }
-            best = min(best, now() - start)
-        }
+        let milliseconds = fastest(samples: samples) { for _ in 0..<reads { sum &+= store.count } }
         verifier.expect(sum == 3 * reads * max(samples, 1), "the reads summed \(sum)")
-        return (Double(best) / Double(reads), verifier.failures)
-    }
-
-    private static func result(_ best: UInt64, actions: Int, value: Int, count: Int, _ verifier: Verifier)
-        -> ShapeResult
-    {
-        var result = ShapeResult()
-        result.milliseconds = Double(best) / 1e6
-        result.operations = actions
-        result.value = Double(value)
-        result.count = count
-        result.failures = verifier.failures
-        return result
+        return (milliseconds * 1e6 / Double(reads), verifier.failures)
     }
 }
 

@@ -20,10 +20,6 @@
  */
 #include "graph.h"
 
-static inline void push_frame(rp_graph_t *graph, uint32_t node, rp_node_rec_t *rec, uint32_t position) {
-    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp, rec};
-}
-
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     /* A scheduled deferred effect is taken up by the update its host will make. */
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
@@ -128,11 +124,13 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, and unlinks what the run did not read again. */
+ * an implicit batch, and unlinks what the run did not read again. A node that
+ * a check walk found dirty on its way up leaves the walk here (RP_F_CHECKING
+ * cleared with the stale marks). */
 static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec, bool *changed,
                                                                         bool tracing) {
-    rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
+    rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
     /* Read back only while the run is in progress (to restore `active`, and
@@ -249,20 +247,31 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
 
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
- * and any deferred disposal for the caller to finish. */
+ * and any deferred disposal for the caller to finish.
+ *
+ * The walk keeps the stack, its top, the stamp and "no write since the walk
+ * began" in locals: only the calls it makes (an update, a disposal finished,
+ * a cycle report) use or change them, so it writes graph->stack_top before
+ * each call and reads the others again after. A level the walk passes costs a
+ * frame down and a frame up; a dependency that changed sends the walk straight
+ * up, recomputing each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
                                                                         bool *dirty_out, bool tracing) {
-    size_t base = graph->stack_top;
-    uint32_t current = root;
-    uint32_t position = 0;
+    rp_frame_t *stack = graph->stack;
+    size_t top = graph->stack_top;
+    const size_t base = top;
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
-    uint64_t epoch = graph->write_epoch;
-    bool dirty = false;
+    const uint64_t epoch = graph->write_epoch;
+    bool no_write = true;
+    uint64_t stamp = graph->stamp;
+    uint32_t current = root;
+    uint32_t position = 0;
     rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
     rec->flags |= RP_F_CHECKING;
     for (;;) {
-        if (!dirty && position < rec->ndeps) {
+        /* Re-validate the dependencies of `current` from `position` on. */
+        while (position < rec->ndeps) {
             rp_edge_t edge = rec->deps[position++];
             rp_node_rec_t *dep_rec = edge.rec;
             uint16_t flags = dep_rec->flags;
@@ -275,58 +284,85 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                push_frame(graph, current, rec, position);
+                stack[top] = (rp_frame_t){current, position, stamp, rec};
+                graph->stack_top = top + 1;
                 rp_status_t status = report_cycle(graph, edge.node);
-                graph->stack_top--;
+                graph->stack_top = top;
                 unwind(graph, base, current);
                 return status;
             }
-            if (!(flags & RP_F_DIRTY)) {
-                if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                /* PENDING: re-validate it first. */
-                push_frame(graph, current, rec, position);
-                current = edge.node;
-                rec = dep_rec;
-                position = 0;
-                dep_rec->flags = flags | RP_F_CHECKING;
-                continue;
-            }
-            /* DIRTY: bring it up to date below, as a node found dirty, with
-             * `current` on the stack while it computes (so that a cycle back
-             * to it is reported whole). */
-            push_frame(graph, current, rec, position);
+            if (!(flags & RP_F_DIRTY) && dep_rec->kind == RP_KIND_SOURCE) continue;
+            /* PENDING: re-validate it first. DIRTY: bring it up to date below,
+             * with `current` on the stack while it computes (so that a cycle
+             * back to it is reported whole). */
+            stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
-            dirty = true;
+            position = 0;
+            if (flags & RP_F_DIRTY) goto recompute;
+            dep_rec->flags = flags | RP_F_CHECKING;
         }
-        /* Done with `current`. A write made by a nested compute may have marked it. */
-        uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
-        rec->flags = flags;
-        if (flags & RP_F_DIRTY) dirty = true;
-        if (current == root) {
-            if (!dirty && graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
-            *dirty_out = dirty;
-            return RP_OK;
+        {
+            /* Every dependency of `current` is unchanged. A write made by a
+             * nested compute may have marked it. */
+            uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
+            if (flags & RP_F_DIRTY) {
+                rec->flags = flags;
+                goto recompute;
+            }
+            if (no_write) flags &= (uint16_t)~RP_F_PENDING;
+            rec->flags = flags;
+            if (top == base) {
+                graph->stack_top = base;
+                *dirty_out = false;
+                return RP_OK;
+            }
+            if ((flags & (RP_F_DISPOSING | RP_F_BUSY)) == RP_F_DISPOSING) {
+                graph->stack_top = top;
+                rp_node_free(graph, current);
+                stack = graph->stack;
+                stamp = graph->stamp;
+                no_write = graph->write_epoch == epoch;
+            }
+            rp_frame_t frame = stack[--top];
+            current = frame.node;
+            rec = frame.rec;
+            position = frame.position;
+            continue;
         }
-        if (dirty) {
+    recompute:
+        /* `current` must be brought up to date; each reader it changes for
+         * must be too, up to the root (left to the caller). */
+        for (;;) {
+            if (top == base) {
+                rec->flags &= (uint16_t)~RP_F_CHECKING;
+                graph->stack_top = base;
+                *dirty_out = true;
+                return RP_OK;
+            }
+            graph->stack_top = top;
             bool changed = false;
             rp_status_t status = update_inline(graph, current, rec, &changed);
+            stack = graph->stack;
+            stamp = graph->stamp;
+            no_write = graph->write_epoch == epoch;
             if (status) {
-                graph->stack_top--;
-                unwind(graph, base, graph->stack[graph->stack_top].node);
+                graph->stack_top = --top;
+                unwind(graph, base, stack[top].node);
                 return status;
             }
-            dirty = changed;
             if (changed && rec->nsubs > 1) shallow_propagate(graph, current, rec);
-        } else {
-            if (graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
-            finish_if_disposing(graph, current, rec);
+            rp_frame_t frame = stack[--top];
+            if (!changed) {
+                current = frame.node;
+                rec = frame.rec;
+                position = frame.position;
+                break;
+            }
+            if (tracing) frame.rec->cause = current;
+            current = frame.node;
+            rec = frame.rec;
         }
-        rp_frame_t frame = graph->stack[--graph->stack_top];
-        rec = frame.rec;
-        if (dirty && tracing) rec->cause = current;
-        current = frame.node;
-        position = frame.position;
     }
 }
 

@@ -124,12 +124,13 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, and unlinks what the run did not read again. A node that
- * a check walk found dirty on its way up leaves the walk here (RP_F_CHECKING
- * cleared with the stale marks). */
+ * an implicit batch, unlinks what the run did not read again, and frees the
+ * node if its disposal waited for the run. A node that a check walk found
+ * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
+ * stale marks). `effect`: the node is an effect (the callers know which). */
 static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec, bool *changed,
-                                                                        bool tracing) {
+                                                                        bool tracing, bool effect) {
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
@@ -150,7 +151,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
         cause = rec->cause;
         rec->cause = RP_NO_SLOT;
     }
-    if (rec->kind == RP_KIND_EFFECT) {
+    if (effect) {
         if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
@@ -166,18 +167,24 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     graph->untracked_depth = untracked_depth;
     graph->active = rec->eval_parent;
     graph->active_rec = parent_rec;
+    uint16_t flags;
     if (status == RP_OK) {
-        if (tracing && rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
+        if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
-        if (rec->flags & RP_F_STALE) graph->write_epoch++;
-        rec->flags &= (uint16_t)~RP_F_COMPUTING;
+        flags = rec->flags;
+        if (flags & RP_F_STALE) graph->write_epoch++;
+        flags &= (uint16_t)~RP_F_COMPUTING;
     } else {
         /* Keeps every old edge too: a retry re-reads them. */
-        rec->flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
+        flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     }
+    rec->flags = flags;
+    /* Nothing else marks a running node busy: a walk that reaches it stops
+     * at RP_F_COMPUTING (a cycle). */
+    if (__builtin_expect(flags & RP_F_DISPOSING, 0)) rp_node_free(graph, slot);
     return status;
 }
 
@@ -185,13 +192,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
  * one test of graph->tracer and nothing else. */
 static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
                                                                  rp_node_rec_t *rec, bool *changed) {
-    return run_tracked_as(graph, slot, rec, changed, true);
-}
-
-/* `rec` is the record of `slot`: callers have it at hand (records never move). */
-static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false);
+    return run_tracked_as(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
 }
 
 /* rp_node_finish_if_disposing for a caller that has the record. */
@@ -199,15 +200,20 @@ static inline void finish_if_disposing(rp_graph_t *graph, uint32_t slot, const r
     if ((rec->flags & RP_F_DISPOSING) && !(rec->flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
+/* `rec` is the record of `slot`: callers have it at hand (records never move). */
 void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     bool unused;
-    (void)run_tracked(graph, slot, rec, &unused);
-    finish_if_disposing(graph, slot, rec);
+    if (__builtin_expect(graph->tracer != NULL, 0)) {
+        (void)run_tracked_traced(graph, slot, rec, &unused);
+    } else {
+        (void)run_tracked_as(graph, slot, rec, &unused, false, true);
+    }
 }
 
-/* Brings a DIRTY dependency up to date. A source is committed; a computed is
- * recomputed. *changed says whether its readers must recompute. Inline into
- * the re-validation walk, its one call there. */
+/* Brings a DIRTY dependency up to date (never an effect: effects are read by
+ * nobody). A source is committed; a computed is recomputed. *changed says
+ * whether its readers must recompute. Inline into the re-validation walk, its
+ * one call there. */
 static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
                                                                        rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
@@ -218,14 +224,8 @@ static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_
         rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
-    rp_status_t status;
-    if (__builtin_expect(graph->tracer != NULL, 0)) {
-        status = run_tracked_traced(graph, slot, rec, changed);
-    } else {
-        status = run_tracked_as(graph, slot, rec, changed, false);
-    }
-    finish_if_disposing(graph, slot, rec);
-    return status;
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false, false);
 }
 
 static rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {

@@ -77,42 +77,57 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     propagate_from(graph, rec);
 }
 
-/* A dependency changed: readers that were only PENDING must now recompute.
- * They are already queued (effects) or marked downstream. */
-static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
-                                                                              const rp_node_rec_t *rec, bool tracing) {
-    for (uint32_t i = 0; i < rec->nsubs; i++) {
-        rp_edge_t edge = rec->subs[i];
-        rp_node_rec_t *sub = edge.rec;
-        uint16_t flags = sub->flags;
-        if (flags & RP_F_COMPUTING) {
-            /* A run in progress that already read the old value saw two values
-             * of one node: it runs again. */
-            if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
-                sub->flags = flags | RP_F_DIRTY;
-                if (tracing) sub->cause = slot;
-                queue_if_effect(graph, edge.node, sub);
-            }
-        } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+/* A dependency changed: a reader that was only PENDING must now recompute.
+ * It is already queued (effects) or marked downstream. `edge` is the reader's
+ * edge in the subs of `slot`. */
+static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t *graph, uint32_t slot, rp_edge_t edge,
+                                                                       bool tracing) {
+    rp_node_rec_t *sub = edge.rec;
+    uint16_t flags = sub->flags;
+    if (flags & RP_F_COMPUTING) {
+        /* A run in progress that already read the old value saw two values
+         * of one node: it runs again. */
+        if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
             sub->flags = flags | RP_F_DIRTY;
             if (tracing) sub->cause = slot;
+            queue_if_effect(graph, edge.node, sub);
         }
+    } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+        sub->flags = flags | RP_F_DIRTY;
+        if (tracing) sub->cause = slot;
     }
 }
 
+static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
+                                                                              const rp_node_rec_t *rec, bool tracing) {
+    for (uint32_t i = 0; i < rec->nsubs; i++) mark_reader_changed(graph, slot, rec->subs[i], tracing);
+}
+
 /* With a tracer the readers also learn their cause: a separate copy, so that
- * the untraced one stays small enough to be inlined into the walks. */
+ * the untraced one stays small. */
 static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot,
                                                                         const rp_node_rec_t *rec) {
     mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-/* `rec` is the record of `slot`. */
-static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
+/* `slot`, whose record is `rec`, changed: its readers learn it. */
+static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *graph, uint32_t slot,
+                                                                const rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         mark_pending_readers_dirty_traced(graph, slot, rec);
     } else {
         mark_pending_readers_dirty(graph, slot, rec, false);
+    }
+}
+
+/* The same, telling inline a node read by one other (as when the reader
+ * that brought it up to date is its only one). */
+static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
+                                                                   const rp_node_rec_t *rec) {
+    if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
+        mark_reader_changed(graph, slot, rec->subs[0], false);
+    } else if (rec->nsubs != 0) {
+        shallow_propagate_calling(graph, slot, rec);
     }
 }
 
@@ -351,7 +366,8 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 unwind(graph, base, stack[top].node);
                 return status;
             }
-            if (changed && rec->nsubs > 1) shallow_propagate(graph, current, rec);
+            /* A reader alone is the frame below, about to recompute. */
+            if (changed && rec->nsubs > 1) shallow_propagate_calling(graph, current, rec);
             rp_frame_t frame = stack[--top];
             if (!changed) {
                 current = frame.node;

@@ -456,7 +456,7 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     }
     if (!dirty) return RP_OK;
     bool changed = false;
-    rp_status_t status = update(graph, slot, rec, &changed);
+    rp_status_t status = update_inline(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
 }
@@ -550,7 +550,13 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
             return read_refreshing(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
-        if (edge_read_as_is(graph, deps[cursor - 1].rec, node)) return RP_OK;
+        /* Read already in this run: untracked or not, the read records
+         * nothing more, so untracked sections need no test here. */
+        const rp_node_rec_t *rec = deps[cursor - 1].rec;
+        if (node.graph_tag == graph->tag && rec->generation == node.generation &&
+            !(rec->flags & (RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE))) {
+            return RP_OK;
+        }
     }
     return read_in_run_other(graph, node);
 }

@@ -48,8 +48,13 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
             }
             sub->flags = flags | RP_F_PENDING;
             if (sub->nsubs) {
-                /* Descending from a node's last subscriber leaves nothing to come back for. */
-                if (position < nsubs) stack[top++] = (rp_frame_t){0, position, 0, rec};
+                /* Descending from a node's last subscriber leaves nothing to
+                 * come back for. Only what the pop reads is stored. */
+                if (position < nsubs) {
+                    stack[top].position = position;
+                    stack[top].rec = rec;
+                    top++;
+                }
                 rec = sub;
                 position = 0;
                 nsubs = rec->nsubs;
@@ -243,10 +248,6 @@ static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_
     return run_tracked_as(graph, slot, rec, changed, false, false);
 }
 
-static rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
-    return update_inline(graph, slot, rec, changed);
-}
-
 /* Clears the walk's marks from the frames above `base` after a failure. */
 static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
     rp_rec(graph, current)->flags &= (uint16_t)~RP_F_CHECKING;
@@ -271,7 +272,8 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * frame down and a frame up; a dependency that changed sends the walk straight
  * up, recomputing each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
-                                                                        bool *dirty_out, bool tracing) {
+                                                                        rp_node_rec_t *rec, bool *dirty_out,
+                                                                        bool tracing) {
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     const size_t base = top;
@@ -282,7 +284,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
-    rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
+    /* `rec` is current's record, kept along with it. */
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         /* Re-validate the dependencies of `current` from `position` on. */
@@ -291,6 +293,16 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             rp_node_rec_t *dep_rec = edge.rec;
             uint16_t flags = dep_rec->flags;
             if (!(flags & (RP_F_STALE | RP_F_COMPUTING))) continue; /* up to date */
+            if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
+                /* PENDING: re-validate it first (a source has nothing to). */
+                if (dep_rec->kind == RP_KIND_SOURCE) continue;
+                stack[top++] = (rp_frame_t){current, position, stamp, rec};
+                current = edge.node;
+                rec = dep_rec;
+                position = 0;
+                dep_rec->flags = flags | RP_F_CHECKING;
+                continue;
+            }
             if (flags & RP_F_COMPUTING) {
                 /* Its compute (or its async run's track section) is in
                  * progress on this thread, and is what reads, through the
@@ -306,16 +318,12 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 unwind(graph, base, current);
                 return status;
             }
-            if (!(flags & RP_F_DIRTY) && dep_rec->kind == RP_KIND_SOURCE) continue;
-            /* PENDING: re-validate it first. DIRTY: bring it up to date below,
-             * with `current` on the stack while it computes (so that a cycle
-             * back to it is reported whole). */
+            /* DIRTY: bring it up to date below, with `current` on the stack
+             * while it computes (so that a cycle back to it is reported whole). */
             stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
-            position = 0;
-            if (flags & RP_F_DIRTY) goto recompute;
-            dep_rec->flags = flags | RP_F_CHECKING;
+            goto recompute;
         }
         {
             /* Every dependency of `current` is unchanged. A write made by a
@@ -383,13 +391,14 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
 }
 
 /* As for runs: a traced copy keeps causes, the untraced one pays one test. */
-static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, bool *dirty) {
-    return check_dirty_as(graph, root, dirty, true);
+static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec,
+                                                                 bool *dirty) {
+    return check_dirty_as(graph, root, rec, dirty, true);
 }
 
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, dirty);
-    return check_dirty_as(graph, root, dirty, false);
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec, dirty);
+    return check_dirty_as(graph, root, rec, dirty, false);
 }
 
 /* `slot` was read while being computed or checked: it depends on the node
@@ -441,13 +450,13 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
-        (void)update(graph, slot, rec, &changed);
+        (void)update_inline(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
     bool dirty = (flags & RP_F_DIRTY) != 0;
     if (!dirty) {
-        rp_status_t status = rp_check_dirty(graph, slot, &dirty);
+        rp_status_t status = rp_check_dirty(graph, slot, rec, &dirty);
         if (status) return status;
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);

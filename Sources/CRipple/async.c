@@ -97,7 +97,7 @@ static rp_status_t resolve_begin(rp_graph_t *graph, rp_node_t node, uint64_t run
     if (rec->flags & RP_F_DIRTY) return RP_ESUPERSEDED;
     if (rec->flags & RP_F_PENDING) {
         bool dirty = false;
-        status = rp_check_dirty(graph, slot, &dirty);
+        status = rp_check_dirty(graph, slot, rec, &dirty);
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);
             return RP_ESTALE;

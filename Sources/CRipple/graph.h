@@ -302,8 +302,9 @@ void rp_propagate(rp_graph_t *graph, uint32_t root);
 /* `slot` changed (a compute or a resolved async run reported so): its readers
  * must recompute, everything below them re-validate. */
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot);
-/* Re-validates the dependencies of PENDING `root`; *dirty: it must recompute. */
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty);
+/* Re-validates the dependencies of PENDING `root`, whose record is `rec`;
+ * *dirty: it must recompute. */
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty);
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 /* Runs effect `slot`, whose record is `rec` (callers have it at hand). */

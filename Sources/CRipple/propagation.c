@@ -20,10 +20,6 @@
  */
 #include "graph.h"
 
-static inline void push_frame(rp_graph_t *graph, uint32_t node, rp_node_rec_t *rec, uint32_t position) {
-    graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp, rec};
-}
-
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     /* A scheduled deferred effect is taken up by the update its host will make. */
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
@@ -52,8 +48,13 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
             }
             sub->flags = flags | RP_F_PENDING;
             if (sub->nsubs) {
-                /* Descending from a node's last subscriber leaves nothing to come back for. */
-                if (position < nsubs) stack[top++] = (rp_frame_t){0, position, 0, rec};
+                /* Descending from a node's last subscriber leaves nothing to
+                 * come back for. Only what the pop reads is stored. */
+                if (position < nsubs) {
+                    stack[top].position = position;
+                    stack[top].rec = rec;
+                    top++;
+                }
                 rec = sub;
                 position = 0;
                 nsubs = rec->nsubs;
@@ -81,42 +82,57 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     propagate_from(graph, rec);
 }
 
-/* A dependency changed: readers that were only PENDING must now recompute.
- * They are already queued (effects) or marked downstream. */
-static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
-                                                                              const rp_node_rec_t *rec, bool tracing) {
-    for (uint32_t i = 0; i < rec->nsubs; i++) {
-        rp_edge_t edge = rec->subs[i];
-        rp_node_rec_t *sub = edge.rec;
-        uint16_t flags = sub->flags;
-        if (flags & RP_F_COMPUTING) {
-            /* A run in progress that already read the old value saw two values
-             * of one node: it runs again. */
-            if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
-                sub->flags = flags | RP_F_DIRTY;
-                if (tracing) sub->cause = slot;
-                queue_if_effect(graph, edge.node, sub);
-            }
-        } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+/* A dependency changed: a reader that was only PENDING must now recompute.
+ * It is already queued (effects) or marked downstream. `edge` is the reader's
+ * edge in the subs of `slot`. */
+static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t *graph, uint32_t slot, rp_edge_t edge,
+                                                                       bool tracing) {
+    rp_node_rec_t *sub = edge.rec;
+    uint16_t flags = sub->flags;
+    if (flags & RP_F_COMPUTING) {
+        /* A run in progress that already read the old value saw two values
+         * of one node: it runs again. */
+        if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
             sub->flags = flags | RP_F_DIRTY;
             if (tracing) sub->cause = slot;
+            queue_if_effect(graph, edge.node, sub);
         }
+    } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+        sub->flags = flags | RP_F_DIRTY;
+        if (tracing) sub->cause = slot;
     }
 }
 
+static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
+                                                                              const rp_node_rec_t *rec, bool tracing) {
+    for (uint32_t i = 0; i < rec->nsubs; i++) mark_reader_changed(graph, slot, rec->subs[i], tracing);
+}
+
 /* With a tracer the readers also learn their cause: a separate copy, so that
- * the untraced one stays small enough to be inlined into the walks. */
+ * the untraced one stays small. */
 static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot,
                                                                         const rp_node_rec_t *rec) {
     mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-/* `rec` is the record of `slot`. */
-static inline void shallow_propagate(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec) {
+/* `slot`, whose record is `rec`, changed: its readers learn it. */
+static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *graph, uint32_t slot,
+                                                                const rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         mark_pending_readers_dirty_traced(graph, slot, rec);
     } else {
         mark_pending_readers_dirty(graph, slot, rec, false);
+    }
+}
+
+/* The same, telling inline a node read by one other (as when the reader
+ * that brought it up to date is its only one). */
+static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
+                                                                   const rp_node_rec_t *rec) {
+    if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
+        mark_reader_changed(graph, slot, rec->subs[0], false);
+    } else if (rec->nsubs != 0) {
+        shallow_propagate_calling(graph, slot, rec);
     }
 }
 
@@ -128,11 +144,14 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, and unlinks what the run did not read again. */
+ * an implicit batch, unlinks what the run did not read again, and frees the
+ * node if its disposal waited for the run. A node that a check walk found
+ * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
+ * stale marks). `effect`: the node is an effect (the callers know which). */
 static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec, bool *changed,
-                                                                        bool tracing) {
-    rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
+                                                                        bool tracing, bool effect) {
+    rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
     /* Read back only while the run is in progress (to restore `active`, and
@@ -152,7 +171,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
         cause = rec->cause;
         rec->cause = RP_NO_SLOT;
     }
-    if (rec->kind == RP_KIND_EFFECT) {
+    if (effect) {
         if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
@@ -168,18 +187,24 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     graph->untracked_depth = untracked_depth;
     graph->active = rec->eval_parent;
     graph->active_rec = parent_rec;
+    uint16_t flags;
     if (status == RP_OK) {
-        if (tracing && rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
+        if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
         /* Marked again while it ran (a write or a disposal reached something
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
-        if (rec->flags & RP_F_STALE) graph->write_epoch++;
-        rec->flags &= (uint16_t)~RP_F_COMPUTING;
+        flags = rec->flags;
+        if (flags & RP_F_STALE) graph->write_epoch++;
+        flags &= (uint16_t)~RP_F_COMPUTING;
     } else {
         /* Keeps every old edge too: a retry re-reads them. */
-        rec->flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
+        flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     }
+    rec->flags = flags;
+    /* Nothing else marks a running node busy: a walk that reaches it stops
+     * at RP_F_COMPUTING (a cycle). */
+    if (__builtin_expect(flags & RP_F_DISPOSING, 0)) rp_node_free(graph, slot);
     return status;
 }
 
@@ -187,13 +212,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
  * one test of graph->tracer and nothing else. */
 static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
                                                                  rp_node_rec_t *rec, bool *changed) {
-    return run_tracked_as(graph, slot, rec, changed, true);
-}
-
-/* `rec` is the record of `slot`: callers have it at hand (records never move). */
-static inline rp_status_t run_tracked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false);
+    return run_tracked_as(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
 }
 
 /* rp_node_finish_if_disposing for a caller that has the record. */
@@ -201,15 +220,20 @@ static inline void finish_if_disposing(rp_graph_t *graph, uint32_t slot, const r
     if ((rec->flags & RP_F_DISPOSING) && !(rec->flags & RP_F_BUSY)) rp_node_free(graph, slot);
 }
 
+/* `rec` is the record of `slot`: callers have it at hand (records never move). */
 void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     bool unused;
-    (void)run_tracked(graph, slot, rec, &unused);
-    finish_if_disposing(graph, slot, rec);
+    if (__builtin_expect(graph->tracer != NULL, 0)) {
+        (void)run_tracked_traced(graph, slot, rec, &unused);
+    } else {
+        (void)run_tracked_as(graph, slot, rec, &unused, false, true);
+    }
 }
 
-/* Brings a DIRTY dependency up to date. A source is committed; a computed is
- * recomputed. *changed says whether its readers must recompute. Inline into
- * the re-validation walk, its one call there. */
+/* Brings a DIRTY dependency up to date (never an effect: effects are read by
+ * nobody). A source is committed; a computed is recomputed. *changed says
+ * whether its readers must recompute. Inline into the re-validation walk, its
+ * one call there. */
 static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
                                                                        rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
@@ -220,18 +244,8 @@ static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_
         rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
         return RP_OK;
     }
-    rp_status_t status;
-    if (__builtin_expect(graph->tracer != NULL, 0)) {
-        status = run_tracked_traced(graph, slot, rec, changed);
-    } else {
-        status = run_tracked_as(graph, slot, rec, changed, false);
-    }
-    finish_if_disposing(graph, slot, rec);
-    return status;
-}
-
-static rp_status_t update(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *changed) {
-    return update_inline(graph, slot, rec, changed);
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false, false);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -249,24 +263,46 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
 
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
- * and any deferred disposal for the caller to finish. */
+ * and any deferred disposal for the caller to finish.
+ *
+ * The walk keeps the stack, its top, the stamp and "no write since the walk
+ * began" in locals: only the calls it makes (an update, a disposal finished,
+ * a cycle report) use or change them, so it writes graph->stack_top before
+ * each call and reads the others again after. A level the walk passes costs a
+ * frame down and a frame up; a dependency that changed sends the walk straight
+ * up, recomputing each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
-                                                                        bool *dirty_out, bool tracing) {
-    size_t base = graph->stack_top;
-    uint32_t current = root;
-    uint32_t position = 0;
+                                                                        rp_node_rec_t *rec, bool *dirty_out,
+                                                                        bool tracing) {
+    rp_frame_t *stack = graph->stack;
+    size_t top = graph->stack_top;
+    const size_t base = top;
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
-    uint64_t epoch = graph->write_epoch;
-    bool dirty = false;
-    rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
+    const uint64_t epoch = graph->write_epoch;
+    bool no_write = true;
+    uint64_t stamp = graph->stamp;
+    uint32_t current = root;
+    uint32_t position = 0;
+    /* `rec` is current's record, kept along with it. */
     rec->flags |= RP_F_CHECKING;
     for (;;) {
-        if (!dirty && position < rec->ndeps) {
+        /* Re-validate the dependencies of `current` from `position` on. */
+        while (position < rec->ndeps) {
             rp_edge_t edge = rec->deps[position++];
             rp_node_rec_t *dep_rec = edge.rec;
             uint16_t flags = dep_rec->flags;
             if (!(flags & (RP_F_STALE | RP_F_COMPUTING))) continue; /* up to date */
+            if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
+                /* PENDING: re-validate it first (a source has nothing to). */
+                if (dep_rec->kind == RP_KIND_SOURCE) continue;
+                stack[top++] = (rp_frame_t){current, position, stamp, rec};
+                current = edge.node;
+                rec = dep_rec;
+                position = 0;
+                dep_rec->flags = flags | RP_F_CHECKING;
+                continue;
+            }
             if (flags & RP_F_COMPUTING) {
                 /* Its compute (or its async run's track section) is in
                  * progress on this thread, and is what reads, through the
@@ -275,69 +311,94 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                push_frame(graph, current, rec, position);
+                stack[top] = (rp_frame_t){current, position, stamp, rec};
+                graph->stack_top = top + 1;
                 rp_status_t status = report_cycle(graph, edge.node);
-                graph->stack_top--;
+                graph->stack_top = top;
                 unwind(graph, base, current);
                 return status;
             }
-            if (!(flags & RP_F_DIRTY)) {
-                if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                /* PENDING: re-validate it first. */
-                push_frame(graph, current, rec, position);
-                current = edge.node;
-                rec = dep_rec;
-                position = 0;
-                dep_rec->flags = flags | RP_F_CHECKING;
-                continue;
-            }
-            /* DIRTY: bring it up to date below, as a node found dirty, with
-             * `current` on the stack while it computes (so that a cycle back
-             * to it is reported whole). */
-            push_frame(graph, current, rec, position);
+            /* DIRTY: bring it up to date below, with `current` on the stack
+             * while it computes (so that a cycle back to it is reported whole). */
+            stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
-            dirty = true;
+            goto recompute;
         }
-        /* Done with `current`. A write made by a nested compute may have marked it. */
-        uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
-        rec->flags = flags;
-        if (flags & RP_F_DIRTY) dirty = true;
-        if (current == root) {
-            if (!dirty && graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
-            *dirty_out = dirty;
-            return RP_OK;
+        {
+            /* Every dependency of `current` is unchanged. A write made by a
+             * nested compute may have marked it. */
+            uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
+            if (flags & RP_F_DIRTY) {
+                rec->flags = flags;
+                goto recompute;
+            }
+            if (no_write) flags &= (uint16_t)~RP_F_PENDING;
+            rec->flags = flags;
+            if (top == base) {
+                graph->stack_top = base;
+                *dirty_out = false;
+                return RP_OK;
+            }
+            if ((flags & (RP_F_DISPOSING | RP_F_BUSY)) == RP_F_DISPOSING) {
+                graph->stack_top = top;
+                rp_node_free(graph, current);
+                stack = graph->stack;
+                stamp = graph->stamp;
+                no_write = graph->write_epoch == epoch;
+            }
+            rp_frame_t frame = stack[--top];
+            current = frame.node;
+            rec = frame.rec;
+            position = frame.position;
+            continue;
         }
-        if (dirty) {
+    recompute:
+        /* `current` must be brought up to date; each reader it changes for
+         * must be too, up to the root (left to the caller). */
+        for (;;) {
+            if (top == base) {
+                rec->flags &= (uint16_t)~RP_F_CHECKING;
+                graph->stack_top = base;
+                *dirty_out = true;
+                return RP_OK;
+            }
+            graph->stack_top = top;
             bool changed = false;
             rp_status_t status = update_inline(graph, current, rec, &changed);
+            stack = graph->stack;
+            stamp = graph->stamp;
+            no_write = graph->write_epoch == epoch;
             if (status) {
-                graph->stack_top--;
-                unwind(graph, base, graph->stack[graph->stack_top].node);
+                graph->stack_top = --top;
+                unwind(graph, base, stack[top].node);
                 return status;
             }
-            dirty = changed;
-            if (changed && rec->nsubs > 1) shallow_propagate(graph, current, rec);
-        } else {
-            if (graph->write_epoch == epoch) rec->flags = flags & (uint16_t)~RP_F_PENDING;
-            finish_if_disposing(graph, current, rec);
+            /* A reader alone is the frame below, about to recompute. */
+            if (changed && rec->nsubs > 1) shallow_propagate_calling(graph, current, rec);
+            rp_frame_t frame = stack[--top];
+            if (!changed) {
+                current = frame.node;
+                rec = frame.rec;
+                position = frame.position;
+                break;
+            }
+            if (tracing) frame.rec->cause = current;
+            current = frame.node;
+            rec = frame.rec;
         }
-        rp_frame_t frame = graph->stack[--graph->stack_top];
-        rec = frame.rec;
-        if (dirty && tracing) rec->cause = current;
-        current = frame.node;
-        position = frame.position;
     }
 }
 
 /* As for runs: a traced copy keeps causes, the untraced one pays one test. */
-static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, bool *dirty) {
-    return check_dirty_as(graph, root, dirty, true);
+static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec,
+                                                                 bool *dirty) {
+    return check_dirty_as(graph, root, rec, dirty, true);
 }
 
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, dirty);
-    return check_dirty_as(graph, root, dirty, false);
+rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec, dirty);
+    return check_dirty_as(graph, root, rec, dirty, false);
 }
 
 /* `slot` was read while being computed or checked: it depends on the node
@@ -389,13 +450,13 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed = false;
-        (void)update(graph, slot, rec, &changed);
+        (void)update_inline(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
     bool dirty = (flags & RP_F_DIRTY) != 0;
     if (!dirty) {
-        rp_status_t status = rp_check_dirty(graph, slot, &dirty);
+        rp_status_t status = rp_check_dirty(graph, slot, rec, &dirty);
         if (status) return status;
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);
@@ -404,7 +465,7 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     }
     if (!dirty) return RP_OK;
     bool changed = false;
-    rp_status_t status = update(graph, slot, rec, &changed);
+    rp_status_t status = update_inline(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
 }
@@ -498,7 +559,13 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
             return read_refreshing(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
-        if (edge_read_as_is(graph, deps[cursor - 1].rec, node)) return RP_OK;
+        /* Read already in this run: untracked or not, the read records
+         * nothing more, so untracked sections need no test here. */
+        const rp_node_rec_t *rec = deps[cursor - 1].rec;
+        if (node.graph_tag == graph->tag && rec->generation == node.generation &&
+            !(rec->flags & (RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE))) {
+            return RP_OK;
+        }
     }
     return read_in_run_other(graph, node);
 }

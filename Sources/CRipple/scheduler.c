@@ -192,8 +192,8 @@ static rp_queued_t pop_first(rp_graph_t *graph) {
 
 /* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
  * it read changed. Inline: the flush does this for most effects it takes. */
-static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, const rp_node_rec_t *rec, bool *run) {
-    rp_status_t status = rp_check_dirty(graph, slot, run);
+static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *run) {
+    rp_status_t status = rp_check_dirty(graph, slot, rec, run);
     if (rec->flags & RP_F_DISPOSING) {
         rp_node_finish_if_disposing(graph, slot);
         *run = false;

@@ -54,7 +54,8 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (rec->kind == RP_KIND_EFFECT) effects++;
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
-        if (rec->ndeps > rec->deps_capacity || rec->nsubs > rec->subs_capacity) {
+        if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
+        if (rec->ndeps > rp_edge_capacity(rec->deps_class) || rec->nsubs > rp_edge_capacity(rec->subs_class)) {
             BROKEN("node %u has more edges than capacity", slot);
         }
         if (idle && (rec->flags & RP_F_BUSY)) BROKEN("node %u is busy outside any call", slot);
@@ -67,9 +68,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         }
         if (rec->kind == RP_KIND_ASYNC) {
             /* A compute names its run before it calls the host. */
-            if (rec->async_run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
-            if (rec->async_run > graph->stamp) BROKEN("async node %u names run %llu, not started yet", slot,
-                                                      (unsigned long long)rec->async_run);
+            uint64_t run = graph->async_runs[slot];
+            if (run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
+            if (run > graph->stamp) BROKEN("async node %u names run %llu, not started yet", slot, (unsigned long long)run);
         }
         if (idle && !graph->batch_depth && rec->kind == RP_KIND_EFFECT && (rec->flags & RP_F_STALE) &&
             !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
@@ -78,7 +79,10 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & RP_F_STALE) && rec->kind != RP_KIND_EFFECT && !downstream_marked(graph, rec)) {
             BROKEN("node %u is stale but a subscriber is not marked", slot);
         }
-        edge_bytes += ((size_t)rec->deps_capacity + rec->subs_capacity) * sizeof(rp_edge_t);
+        edge_bytes += ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
+        if (*rp_order(graph, slot) == 0 || *rp_order(graph, slot) > graph->next_order) {
+            BROKEN("node %u has creation order %llu", slot, (unsigned long long)*rp_order(graph, slot));
+        }
         for (uint32_t i = 0; i < rec->ndeps; i++) {
             rp_edge_t edge = rec->deps[i];
             if (edge.node >= graph->nslots) BROKEN("node %u dep %u out of range", slot, i);
@@ -106,6 +110,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
         if (rp_rec(graph, slot)->flags & RP_F_LIVE) BROKEN("live node %u is on the free list", slot);
+        if (*rp_order(graph, slot) != 0) BROKEN("free slot %u keeps a creation order", slot);
         if (++free_slots > graph->nslots) BROKEN("the free list loops");
     }
     if (live != graph->live_nodes) BROKEN("%zu live nodes counted, %zu accounted", live, graph->live_nodes);

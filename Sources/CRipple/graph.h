@@ -32,8 +32,8 @@
  * keeps recording reads after that compute returned, in track sections, where
  * it is the active reader and COMPUTING, its cursor at the end of its deps (a
  * run only adds dependencies), and each section has a fresh run stamp (so that
- * cycle reports order it correctly): `async_run` names the run instead. A
- * compute sets `async_run` before it calls the host, so that the host can
+ * cycle reports order it correctly): its entry in `async_runs` names the run instead. A
+ * compute sets that entry before it calls the host, so that the host can
  * name the run it starts. Unlike a compute, a track section starts with the
  * node's readers up to date, so reading one of them there is a cycle that no
  * check walk meets: a new dependency of a section is checked for one
@@ -106,32 +106,41 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
     return ((uint32_t)1 << size_class) / RP_EDGE_ITEMS;
 }
 
+/* A node's record: what walks, runs and reads touch, in one 64-byte block.
+ * What only some nodes need lives elsewhere: the creation order beside the
+ * records of its page (rp_order), an async node's run stamp and, while a
+ * tracer is installed, each node's cause in per-slot arrays of the graph that
+ * exist only once needed. */
 struct rp_node_rec {
     rp_edge_t *deps;
-    rp_edge_t *subs;
-    uint32_t ndeps, deps_capacity;
-    uint32_t nsubs, subs_capacity;
+    union {
+        rp_edge_t *subs;     /* sources, computed and async nodes */
+        struct {             /* effects, which have no readers (nsubs and subs_class stay 0) */
+            uint32_t flush_id;   /* the flush of `flush_runs`, 0 before the first */
+            uint32_t flush_runs; /* runs in flush `flush_id` */
+        };
+    };
+    uint32_t ndeps, nsubs;
     uint32_t generation;
     uint16_t flags;
     uint8_t kind;
-    uint8_t unused;
-    uint32_t cursor;         /* while computing: deps confirmed by this run */
-    uint32_t eval_parent;    /* while computing: the node computing before it */
+    uint8_t deps_class;      /* the arena size class of `deps`, 0 when it has none */
+    uint8_t subs_class;      /* the same for `subs` */
+    uint8_t unused[3];
     union {
+        uint32_t cursor;     /* live, while computing: deps confirmed by this run */
         uint32_t next_free;  /* free list link when not live */
-        uint32_t cause;      /* live, while a tracer is installed: the dependency whose change made it DIRTY,
-                              * RP_NO_SLOT if none */
-    };
-    uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
-    union {
-        uint64_t flush_id;   /* effects */
-        uint64_t async_run;  /* async nodes: the run stamp of their current run, 0 before the first */
     };
     uint64_t run_stamp;      /* stamp of its current or last run */
     uint64_t read_stamp;     /* stamp of the last run that read it */
-    uint64_t order;          /* creation sequence; 0 once freed */
     void *data;
 };
+_Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
+
+/* The edges an array of size class `size_class` holds (0: no array). */
+static inline uint32_t rp_edge_capacity(uint8_t size_class) {
+    return size_class ? rp_edge_class_capacity(size_class) : 0;
+}
 
 /* A frame of the explicit stack used by propagation and re-validation. */
 typedef struct rp_frame {
@@ -145,6 +154,7 @@ typedef struct rp_frame {
 typedef struct rp_queued {
     uint64_t order;
     uint32_t slot;
+    uint32_t generation; /* of the effect queued: a freed one's entry no longer matches */
 } rp_queued_t;
 
 typedef struct rp_unwatch {
@@ -242,7 +252,17 @@ struct rp_graph {
     uint64_t next_order;
     uint64_t stamp;
     uint64_t write_epoch;
-    uint64_t flush_id;
+    uint32_t flush_id;  /* never 0 once a flush started: effects store it (rp_flush) */
+
+    /* Per-slot arrays that exist only once needed, then cover every slot:
+     * `causes` while a tracer is installed (live nodes: the dependency whose
+     * change made the node DIRTY, RP_NO_SLOT if none), `async_runs` once an
+     * async node was created (async nodes: the run stamp of their current run,
+     * 0 before the first). */
+    uint32_t *causes;
+    size_t causes_capacity;
+    uint64_t *async_runs;
+    size_t async_runs_capacity;
 
     /* Spare room for the flush's sort and merge (scheduler.c), as large as
      * `ordered` and `heap`: the three arrays trade places when a flush starts. */
@@ -252,6 +272,14 @@ struct rp_graph {
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
     return &graph->pages[slot >> RP_PAGE_SHIFT][slot & (RP_PAGE_NODES - 1)];
+}
+
+/* A page holds RP_PAGE_NODES records, then their nodes' creation orders
+ * (0 once freed): only the flush queue and listings read them. */
+#define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint64_t)) * RP_PAGE_NODES)
+
+static inline uint64_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
+    return (uint64_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));
 }
 
 static inline rp_node_t rp_handle(const rp_graph_t *graph, uint32_t slot) {
@@ -320,15 +348,16 @@ static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_r
     size_t later = graph->heap_count;
     if (count < graph->ordered_capacity && later < graph->heap_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
-        if (count == 0 || graph->ordered[count - 1].order < rec->order) {
+        uint64_t order = *rp_order(graph, slot);
+        if (count == 0 || graph->ordered[count - 1].order < order) {
             rec->flags |= RP_F_QUEUED;
-            graph->ordered[count] = (rp_queued_t){rec->order, slot};
+            graph->ordered[count] = (rp_queued_t){order, slot, rec->generation};
             graph->ordered_count = count + 1;
             return;
         }
         if (!graph->flushing) {
             rec->flags |= RP_F_QUEUED;
-            graph->heap[later] = (rp_queued_t){rec->order, slot};
+            graph->heap[later] = (rp_queued_t){order, slot, rec->generation};
             graph->heap_count = later + 1;
             return;
         }

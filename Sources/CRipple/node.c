@@ -42,15 +42,25 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
             return status;
         }
     }
+    /* The per-slot arrays that exist cover the slot this node may take (at most nslots). */
+    size_t slots = (size_t)graph->nslots + 1;
+    if ((kind == RP_KIND_ASYNC || graph->async_runs != NULL) &&
+        (status = grow(arena, (void **)&graph->async_runs, &graph->async_runs_capacity, sizeof(uint64_t), slots))) {
+        return status;
+    }
+    if (graph->causes != NULL &&
+        (status = grow(arena, (void **)&graph->causes, &graph->causes_capacity, sizeof(uint32_t), slots))) {
+        return status;
+    }
     if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
         size_t pages_capacity = graph->pages_capacity;
         if ((status = grow(arena, (void **)&graph->pages, &pages_capacity, sizeof(*graph->pages), graph->npages + 1))) {
             return status;
         }
         graph->pages_capacity = (uint32_t)pages_capacity;
-        rp_node_rec_t *page = rp_arena_raw_alloc(arena, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        rp_node_rec_t *page = rp_arena_raw_alloc(arena, RP_PAGE_BYTES);
         if (page == NULL) return RP_ENOMEM;
-        memset(page, 0, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        memset(page, 0, RP_PAGE_BYTES);
         graph->pages[graph->npages++] = page;
     }
     return RP_OK;
@@ -76,9 +86,9 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
-    rec->order = ++graph->next_order;
-    rec->next_free = RP_NO_SLOT;
-    rec->eval_parent = RP_NO_SLOT;
+    *rp_order(graph, slot) = ++graph->next_order;
+    if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
+    if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
     rec->data = data;
     graph->live_nodes++;
     if (kind == RP_KIND_EFFECT) graph->live_effects++;
@@ -131,18 +141,20 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         bool seen = !(sub->flags & RP_F_COMPUTING) || edge.mirror < sub->cursor;
         remove_dep_keeping_order(graph, edge.node, edge.mirror);
         graph->live_edges--;
-        if (sub->cause == slot) sub->cause = RP_NO_SLOT; /* the slot may be reused by the time it is told */
+        /* The slot may be reused by the time it is told. */
+        if (graph->causes != NULL && graph->causes[edge.node] == slot) graph->causes[edge.node] = RP_NO_SLOT;
         if (seen) rp_mark_dirty(graph, edge.node);
     }
     rp_unlink_deps_from(graph, slot, 0);
-    if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_edge_class_for(rec->deps_capacity));
-    if (rec->subs_capacity) rp_arena_block_free(&graph->arena, rec->subs, rp_edge_class_for(rec->subs_capacity));
+    if (rec->deps_class) rp_arena_block_free(&graph->arena, rec->deps, rec->deps_class);
+    if (rec->subs_class) rp_arena_block_free(&graph->arena, rec->subs, rec->subs_class);
 
     rp_node_t handle = rp_handle(graph, slot);
     void *data = rec->data;
     bool effect = rec->kind == RP_KIND_EFFECT;
     uint32_t generation = rec->generation + 1;
     *rec = (rp_node_rec_t){0};
+    *rp_order(graph, slot) = 0;
     rec->generation = generation ? generation : 1;
     rec->next_free = graph->free_head;
     graph->free_head = slot;
@@ -231,9 +243,9 @@ static void sort_by_creation(const rp_graph_t *graph, rp_node_t *nodes, size_t c
         size_t gap = gaps[g];
         for (size_t i = gap; i < count; i++) {
             rp_node_t moving = nodes[i];
-            uint64_t order = rp_rec(graph, moving.slot)->order;
+            uint64_t order = *rp_order(graph, moving.slot);
             size_t j = i;
-            while (j >= gap && rp_rec(graph, nodes[j - gap].slot)->order > order) {
+            while (j >= gap && *rp_order(graph, nodes[j - gap].slot) > order) {
                 nodes[j] = nodes[j - gap];
                 j -= gap;
             }

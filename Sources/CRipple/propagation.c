@@ -76,7 +76,8 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if ((rec->flags & RP_F_DIRTY) && !(rec->flags & RP_F_COMPUTING)) return;
     rec->flags |= RP_F_DIRTY;
-    rec->cause = RP_NO_SLOT; /* a disposal or a restart, not a change of a dependency */
+    /* A disposal or a restart, not a change of a dependency. */
+    if (graph->tracer != NULL) graph->causes[slot] = RP_NO_SLOT;
     queue_if_effect(graph, slot, rec);
     propagate_from(graph, rec);
 }
@@ -94,12 +95,12 @@ static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_
              * of one node: it runs again. */
             if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
                 sub->flags = flags | RP_F_DIRTY;
-                if (tracing) sub->cause = slot;
+                if (tracing) graph->causes[edge.node] = slot;
                 queue_if_effect(graph, edge.node, sub);
             }
         } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
             sub->flags = flags | RP_F_DIRTY;
-            if (tracing) sub->cause = slot;
+            if (tracing) graph->causes[edge.node] = slot;
         }
     }
 }
@@ -135,9 +136,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     rec->flags = (uint16_t)((rec->flags & ~RP_F_STALE) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
-    /* Read back only while the run is in progress (to restore `active`, and
-     * by cycle reports walking the runs in progress), so never cleared. */
-    rec->eval_parent = graph->active;
+    uint32_t parent = graph->active;
     rp_node_rec_t *parent_rec = graph->active_rec;
     uint32_t untracked_depth = graph->untracked_depth;
     graph->active = slot;
@@ -149,8 +148,8 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     /* Taken now: a change during the run marks it again, with its own cause. */
     uint32_t cause = RP_NO_SLOT;
     if (tracing) {
-        cause = rec->cause;
-        rec->cause = RP_NO_SLOT;
+        cause = graph->causes[slot];
+        graph->causes[slot] = RP_NO_SLOT;
     }
     if (rec->kind == RP_KIND_EFFECT) {
         if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
@@ -160,13 +159,13 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
          * current from now on (the host notes its id with rp_async_run
          * inside the compute, before the task it starts can use it), and the
          * run before is superseded whatever the compute returns. */
-        if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp;
+        if (rec->kind == RP_KIND_ASYNC) graph->async_runs[slot] = rec->run_stamp;
         *changed = true;
         status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
     }
 
     graph->untracked_depth = untracked_depth;
-    graph->active = rec->eval_parent;
+    graph->active = parent;
     graph->active_rec = parent_rec;
     if (status == RP_OK) {
         if (tracing && rec->kind != RP_KIND_EFFECT) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
@@ -324,7 +323,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         }
         rp_frame_t frame = graph->stack[--graph->stack_top];
         rec = frame.rec;
-        if (dirty && tracing) rec->cause = current;
+        if (dirty && tracing) graph->causes[frame.node] = current;
         current = frame.node;
         position = frame.position;
     }
@@ -355,18 +354,36 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
         while (first_frame > 0 && graph->stack[first_frame - 1].node != slot) first_frame--;
         since = first_frame ? graph->stack[first_frame - 1].stamp : 0;
     }
+    /* The runs in progress are the COMPUTING nodes (they all nest on the
+     * thread holding the graph): those after `since`, in the order they began. */
     size_t runs = 0;
-    for (uint32_t node = graph->active; node != RP_NO_SLOT && node != slot && rp_rec(graph, node)->run_stamp > since;
-         node = rp_rec(graph, node)->eval_parent) {
-        runs++;
+    for (uint32_t node = 0; node < graph->nslots; node++) {
+        const rp_node_rec_t *rec = rp_rec(graph, node);
+        if ((rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since) runs++;
     }
     size_t count = 1 + (graph->stack_top - first_frame) + runs;
     rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
     if (nodes == NULL) return RP_ECYCLE;
-    /* Runs fill the tail newest first; frames are then merged in by stamp. */
-    size_t run_index = count;
-    for (uint32_t node = graph->active; run_index > count - runs; node = rp_rec(graph, node)->eval_parent) {
-        nodes[--run_index] = rp_handle(graph, node);
+    /* Runs fill the tail, sorted by stamp (Shell's method: no recursion, no
+     * memory); frames are then merged in by stamp. */
+    size_t run_index = count - runs;
+    for (uint32_t node = 0, index = (uint32_t)run_index; index < count; node++) {
+        const rp_node_rec_t *rec = rp_rec(graph, node);
+        if ((rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since) {
+            nodes[index++] = rp_handle(graph, node);
+        }
+    }
+    rp_node_t *tail = nodes + run_index;
+    size_t gap = 1;
+    while (gap < runs / 3) gap = 3 * gap + 1;
+    for (; gap > 0; gap /= 3) {
+        for (size_t i = gap; i < runs; i++) {
+            rp_node_t moving = tail[i];
+            uint64_t stamp = rp_rec(graph, moving.slot)->run_stamp;
+            size_t j = i;
+            for (; j >= gap && rp_rec(graph, tail[j - gap].slot)->run_stamp > stamp; j -= gap) tail[j] = tail[j - gap];
+            tail[j] = moving;
+        }
     }
     size_t out = 0, frame = first_frame;
     nodes[out++] = rp_handle(graph, slot);
@@ -716,7 +733,7 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
      * it passed PENDING, as after a write. */
     graph->write_epoch++;
     rec->flags |= RP_F_DIRTY;
-    rec->cause = RP_NO_SLOT;
+    if (graph->tracer != NULL) graph->causes[slot] = RP_NO_SLOT;
     rp_trace(graph, RP_TRACE_INVALIDATE, slot, RP_NO_SLOT, true);
     /* Even when it is DIRTY already, as for a write: propagation stops at
      * readers already marked. */

@@ -56,20 +56,25 @@ static rp_queued_t heap_pop(rp_graph_t *graph) {
     return first;
 }
 
-/* Drops entries of effects freed while queued (their order no longer matches),
+/* Whether `entry` still names the effect queued (not freed since). */
+static inline bool entry_live(const rp_graph_t *graph, rp_queued_t entry) {
+    return rp_rec(graph, entry.slot)->generation == entry.generation;
+}
+
+/* Drops entries of effects freed while queued (their generation moved on),
  * so that both parts again hold at most one entry per live effect. */
 static void drop_freed_entries(rp_graph_t *graph) {
     size_t kept = 0;
     for (size_t i = graph->ordered_head; i < graph->ordered_count; i++) {
         rp_queued_t entry = graph->ordered[i];
-        if (rp_rec(graph, entry.slot)->order == entry.order) graph->ordered[kept++] = entry;
+        if (entry_live(graph, entry)) graph->ordered[kept++] = entry;
     }
     graph->ordered_head = 0;
     graph->ordered_count = kept;
     kept = 0;
     for (size_t i = 0; i < graph->heap_count; i++) {
         rp_queued_t entry = graph->heap[i];
-        if (rp_rec(graph, entry.slot)->order == entry.order) graph->heap[kept++] = entry;
+        if (entry_live(graph, entry)) graph->heap[kept++] = entry;
     }
     graph->heap_count = kept;
     if (!graph->flushing) return; /* in arrival order until the flush sorts it */
@@ -84,7 +89,7 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
         drop_freed_entries(graph);
     }
     rec->flags |= RP_F_QUEUED;
-    rp_queued_t entry = {rec->order, slot};
+    rp_queued_t entry = {*rp_order(graph, slot), slot, rec->generation};
     /* Both parts have room for every live effect (reserved at creation), and an
      * effect is queued at most once. */
     if (graph->ordered_head == graph->ordered_count) graph->ordered_head = graph->ordered_count = 0;
@@ -206,8 +211,8 @@ static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, const
  * the next flush (the next write, read or batch end) takes them up again. */
 static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     rp_enqueue(graph, looping);
-    /* Effects only: an async node keeps its run id where effects keep
-     * `flush_id` (graph.h), which may equal the flush's by chance. */
+    /* Effects only: other nodes keep their readers where effects keep
+     * `flush_id` (graph.h). */
     size_t count = 0;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -228,9 +233,9 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     /* Sorted by creation order: slots are reused, so slot order is not it. */
     for (size_t i = 1; i < count; i++) {
         rp_node_t node = nodes[i];
-        uint64_t order = rp_rec(graph, node.slot)->order;
+        uint64_t order = *rp_order(graph, node.slot);
         size_t j = i;
-        for (; j > 0 && rp_rec(graph, nodes[j - 1].slot)->order > order; j--) nodes[j] = nodes[j - 1];
+        for (; j > 0 && *rp_order(graph, nodes[j - 1].slot) > order; j--) nodes[j] = nodes[j - 1];
         nodes[j] = node;
     }
     return RP_ELOOP;
@@ -246,12 +251,20 @@ rp_status_t rp_flush(rp_graph_t *graph) {
     if (graph->flushing) return RP_OK;
     merge_queued_out_of_order(graph);
     graph->flushing = true;
-    graph->flush_id++;
+    if (++graph->flush_id == 0) {
+        /* Wrapped around (once in 2^32 flushes): no effect may keep the id of
+         * a flush that the next ones would repeat. */
+        for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+            rp_node_rec_t *rec = rp_rec(graph, slot);
+            if ((rec->flags & RP_F_LIVE) && rec->kind == RP_KIND_EFFECT) rec->flush_id = 0;
+        }
+        graph->flush_id = 1;
+    }
     rp_status_t result = RP_OK;
     while (!rp_queue_empty(graph)) {
         rp_queued_t entry = pop_first(graph);
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
-        if (rec->order != entry.order) continue; /* freed since it was queued */
+        if (rec->generation != entry.generation) continue; /* freed since it was queued */
         rec->flags &= (uint16_t)~RP_F_QUEUED;
         if (rec->flags & RP_F_DEFERRED) {
             /* Its host runs it: it stays marked until the update, so later
@@ -264,7 +277,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             rp_status_t status = refresh_effect(graph, entry.slot, rec, &run);
             if (status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
-                if (rec->order == entry.order) rp_enqueue(graph, entry.slot);
+                if (rec->generation == entry.generation) rp_enqueue(graph, entry.slot);
                 result = status;
                 break;
             }
@@ -272,7 +285,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         /* Not dirty yet still PENDING: a compute wrote while the walk checked
          * it, so it checks again later in this flush, counted like a run so
          * that it cannot spin. */
-        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->order == entry.order;
+        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
         if (!run && !recheck) continue;
         if (rec->flush_id != graph->flush_id) {
             rec->flush_id = graph->flush_id;

@@ -12,17 +12,18 @@
 
 #include <string.h>
 
-static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint32_t *capacity, uint32_t needed) {
-    if (needed <= *capacity) return RP_OK;
+static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint8_t *edges_class, uint32_t needed) {
+    uint32_t capacity = rp_edge_capacity(*edges_class);
+    if (needed <= capacity) return RP_OK;
     unsigned size_class = rp_edge_class_for(needed < 2 ? 2 : needed);
     rp_edge_t *grown = rp_arena_block_alloc(&graph->arena, size_class);
     if (grown == NULL) return RP_ENOMEM;
-    if (*capacity) {
-        memcpy(grown, *edges, sizeof(rp_edge_t) * *capacity);
-        rp_arena_block_free(&graph->arena, *edges, rp_edge_class_for(*capacity));
+    if (capacity) {
+        memcpy(grown, *edges, sizeof(rp_edge_t) * capacity);
+        rp_arena_block_free(&graph->arena, *edges, *edges_class);
     }
     *edges = grown;
-    *capacity = rp_edge_class_capacity(size_class);
+    *edges_class = (uint8_t)size_class;
     return RP_OK;
 }
 
@@ -127,8 +128,8 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
         rp_status_t cycle = rp_async_check_cycle(graph, sub, dep);
         if (cycle) return cycle;
     }
-    rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_capacity, s->ndeps + 1);
-    if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_capacity, d->nsubs + 1);
+    rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
+    if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_class, d->nsubs + 1);
     if (status) return status;
     uint32_t position = s->ndeps++;
     s->deps[position] = (rp_edge_t){dep, d->nsubs, d};

@@ -55,6 +55,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
+        if (rec->kind == RP_KIND_EFFECT && rec->effect_order != *rp_order(graph, slot)) {
+            BROKEN("effect %u keeps another creation order for the flush queue", slot);
+        }
         if (rec->ndeps > rp_edge_capacity(rec->deps_class) || rec->nsubs > rp_edge_capacity(rec->subs_class)) {
             BROKEN("node %u has more edges than capacity", slot);
         }
@@ -128,5 +131,10 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
+    if (graph->stack_capacity < graph->stack_top + rp_stack_room(graph) ||
+        graph->stack_limit != graph->stack_capacity - rp_stack_room(graph)) {
+        BROKEN("walk stack of %zu frames (limit %zu) for %zu in use and %zu of room", graph->stack_capacity,
+               graph->stack_limit, graph->stack_top, rp_stack_room(graph));
+    }
     return RP_OK;
 }

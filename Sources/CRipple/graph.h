@@ -108,9 +108,9 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
 
 /* A node's record: what walks, runs and reads touch, in one 64-byte block.
  * What only some nodes need lives elsewhere: the creation order beside the
- * records of its page (rp_order), an async node's run stamp and, while a
- * tracer is installed, each node's cause in per-slot arrays of the graph that
- * exist only once needed. */
+ * records of its page (rp_order; effects keep a copy in the record), and in
+ * per-slot arrays of the graph that exist only once needed, an async node's
+ * run stamp and, while a tracer is installed, each node's cause. */
 struct rp_node_rec {
     rp_edge_t *deps;
     union {
@@ -132,7 +132,10 @@ struct rp_node_rec {
         uint32_t next_free;  /* free list link when not live */
     };
     uint64_t run_stamp;      /* stamp of its current or last run */
-    uint64_t read_stamp;     /* stamp of the last run that read it */
+    union {
+        uint64_t read_stamp;   /* readable nodes: stamp of the last run that read it */
+        uint64_t effect_order; /* effects, which nothing reads: their creation order, for the flush queue */
+    };
     void *data;
 };
 _Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
@@ -215,9 +218,14 @@ struct rp_graph {
     size_t live_effects;
     size_t live_edges;
 
-    /* Explicit stack shared by nested walks; sized so walks never allocate. */
+    /* Explicit stack shared by nested walks. Outside a propagation it keeps
+     * room above `stack_top` for one frame per node that can have readers
+     * (a propagation pushes at most that many: rp_stack_room), so that
+     * propagation never allocates; re-validation walks push below
+     * `stack_limit` (capacity minus that room), growing the stack when they
+     * first go deeper, which they can report as failed. */
     rp_frame_t *stack;
-    size_t stack_top, stack_capacity;
+    size_t stack_top, stack_capacity, stack_limit;
 
     /* The flush queue, in two parts: effects usually arrive in creation order
      * and append to `ordered` (a sorted FIFO); the others go to `heap`. Outside
@@ -275,7 +283,8 @@ static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
 }
 
 /* A page holds RP_PAGE_NODES records, then their nodes' creation orders
- * (0 once freed): only the flush queue and listings read them. */
+ * (0 once freed), which listings and loop reports read (effects keep a copy
+ * in their record for the flush queue). */
 #define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint64_t)) * RP_PAGE_NODES)
 
 static inline uint64_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
@@ -309,6 +318,13 @@ static inline void rp_trace(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t sl
 
 /* node.c */
 void rp_node_free(rp_graph_t *graph, uint32_t slot);
+/* Grows the walk stack by at least `frames` frames above `stack_top` and the
+ * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
+rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
+/* The frames a propagation may push: one per node that can have readers. */
+static inline size_t rp_stack_room(const rp_graph_t *graph) {
+    return graph->live_nodes - graph->live_effects;
+}
 
 /* Frees a node whose disposal waited for it to stop being busy. */
 static inline void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot) {
@@ -348,7 +364,7 @@ static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_r
     size_t later = graph->heap_count;
     if (count < graph->ordered_capacity && later < graph->heap_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
-        uint64_t order = *rp_order(graph, slot);
+        uint64_t order = rec->effect_order;
         if (count == 0 || graph->ordered[count - 1].order < order) {
             rec->flags |= RP_F_QUEUED;
             graph->ordered[count] = (rp_queued_t){order, slot, rec->generation};

@@ -17,13 +17,25 @@ static rp_status_t grow(rp_arena_t *arena, void **array, size_t *capacity, size_
     return RP_OK;
 }
 
-/* Everything a new node could need later is reserved now, so that propagation,
- * re-validation and flushing never allocate (and so never fail half-way). */
+rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
+    size_t room = rp_stack_room(graph);
+    rp_status_t status =
+        grow(&graph->arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t),
+             graph->stack_top + frames + room);
+    if (status == RP_OK) graph->stack_limit = graph->stack_capacity - room;
+    return status;
+}
+
+/* Everything a new node could need later is reserved now, so that propagation
+ * and flushing never allocate (and so never fail half-way): re-validation
+ * walks grow the stack themselves when they first go deeper. */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
     size_t nodes = graph->live_nodes + 1;
     rp_status_t status;
-    if ((status = grow(arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t), 2 * nodes + 16))) {
+    /* One more frame of room for a propagation, when it can have readers. */
+    if (kind != RP_KIND_EFFECT && kind != RP_KIND_DEFERRED_EFFECT &&
+        graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity && (status = rp_stack_reserve(graph, 1))) {
         return status;
     }
     if ((status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), nodes + 16))) {
@@ -87,11 +99,13 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
     *rp_order(graph, slot) = ++graph->next_order;
+    if (kind == RP_KIND_EFFECT) rec->effect_order = graph->next_order;
     if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
     if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
     rec->data = data;
     graph->live_nodes++;
     if (kind == RP_KIND_EFFECT) graph->live_effects++;
+    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
     *out = rp_handle(graph, slot);
 
     if (kind != RP_KIND_EFFECT) return RP_OK;
@@ -160,6 +174,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     graph->free_head = slot;
     graph->live_nodes--;
     if (effect) graph->live_effects--;
+    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
     if (graph->callbacks.release) graph->callbacks.release(graph->callbacks.host, graph, handle, data);
 }
 

@@ -15,11 +15,20 @@
  * stack of (node, position) frames. Recomputes happen bottom-up from the walk,
  * so the bodies they run find their own dependencies already up to date; only
  * the first evaluation of a never-read node nests through the bodies it reads.
- * The stack is reserved at node creation (two frames per node: one active
- * propagation plus nested walks over distinct nodes), so walks never allocate.
+ * Propagation never allocates: the stack keeps room for one frame per node
+ * that can have readers (graph.h). A re-validation walk grows the stack when
+ * it first goes deeper than any before (warm-up), and reports RP_ENOMEM,
+ * having cleared its marks, when it cannot.
  */
 #include "graph.h"
 
+/* A re-validation walk keeps room for its next frame: false when the stack
+ * had to grow (the walk went deeper than any before) and could not. */
+static inline bool walk_room(rp_graph_t *graph) {
+    return __builtin_expect(graph->stack_top < graph->stack_limit, 1) || rp_stack_reserve(graph, 1) == RP_OK;
+}
+
+/* Pushes a frame of a re-validation walk, into the room walk_room kept. */
 static inline void push_frame(rp_graph_t *graph, uint32_t node, rp_node_rec_t *rec, uint32_t position) {
     graph->stack[graph->stack_top++] = (rp_frame_t){node, position, graph->stamp, rec};
 }
@@ -259,6 +268,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     uint64_t epoch = graph->write_epoch;
     bool dirty = false;
     rp_node_rec_t *rec = rp_rec(graph, root); /* current's record, kept along with it */
+    /* Room for the next frame, kept on every descent: the frame pushed for
+     * a DIRTY dependency or a cycle report takes it without a test. */
+    if (!walk_room(graph)) return RP_ENOMEM;
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         if (!dirty && position < rec->ndeps) {
@@ -288,11 +300,13 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rec = dep_rec;
                 position = 0;
                 dep_rec->flags = flags | RP_F_CHECKING;
+                if (!walk_room(graph)) goto no_room;
                 continue;
             }
             /* DIRTY: bring it up to date below, as a node found dirty, with
              * `current` on the stack while it computes (so that a cycle back
-             * to it is reported whole). */
+             * to it is reported whole). The room it takes is back once
+             * the dependency is up to date (its frame is popped below). */
             push_frame(graph, current, rec, position);
             current = edge.node;
             rec = dep_rec;
@@ -327,6 +341,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         current = frame.node;
         position = frame.position;
     }
+no_room:
+    unwind(graph, base, current);
+    return RP_ENOMEM;
 }
 
 /* As for runs: a traced copy keeps causes, the untraced one pays one test. */

@@ -89,7 +89,7 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
         drop_freed_entries(graph);
     }
     rec->flags |= RP_F_QUEUED;
-    rp_queued_t entry = {*rp_order(graph, slot), slot, rec->generation};
+    rp_queued_t entry = {rec->effect_order, slot, rec->generation};
     /* Both parts have room for every live effect (reserved at creation), and an
      * effect is queued at most once. */
     if (graph->ordered_head == graph->ordered_count) graph->ordered_head = graph->ordered_count = 0;

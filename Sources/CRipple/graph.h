@@ -230,9 +230,10 @@ struct rp_graph {
     /* The flush queue, in two parts: effects usually arrive in creation order
      * and append to `ordered` (a sorted FIFO); the others go to `heap`. Outside
      * a flush `heap` is in arrival order (appending is all a propagation pays);
-     * a flush starts by sorting it and merging it into `ordered`, and keeps it
-     * a binary min-heap on `order` for the effects that arrive while it runs.
-     * The next effect is the smaller of the two heads. */
+     * a flush starts by sorting it (in the walk stack's free room) and
+     * merging it into `ordered`, or by making it a heap when that room is too
+     * small, and keeps it a binary min-heap on `order` for the effects that
+     * arrive while it runs. The next effect is the smaller of the two heads. */
     rp_queued_t *ordered;
     size_t ordered_head, ordered_count, ordered_capacity;
     rp_queued_t *heap;
@@ -272,10 +273,6 @@ struct rp_graph {
     uint64_t *async_runs;
     size_t async_runs_capacity;
 
-    /* Spare room for the flush's sort and merge (scheduler.c), as large as
-     * `ordered` and `heap`: the three arrays trade places when a flush starts. */
-    rp_queued_t *queue_spare;
-    size_t queue_spare_capacity;
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {

@@ -49,10 +49,6 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
         if ((status = grow(arena, (void **)&graph->ordered, &graph->ordered_capacity, sizeof(rp_queued_t), effects))) {
             return status;
         }
-        if ((status = grow(arena, (void **)&graph->queue_spare, &graph->queue_spare_capacity, sizeof(rp_queued_t),
-                           effects))) {
-            return status;
-        }
     }
     /* The per-slot arrays that exist cover the slot this node may take (at most nslots). */
     size_t slots = (size_t)graph->nslots + 1;

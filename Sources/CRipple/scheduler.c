@@ -5,7 +5,8 @@
  * order they were created whatever order propagation reached them in: those
  * that arrive out of that order are sorted once when the flush starts (a radix
  * sort on their creation order, then a merge with those that arrived in
- * order), and those that arrive while it runs go through a binary min-heap.
+ * order; a heap when the sort has too little room), and those that arrive
+ * while it runs go through a binary min-heap.
  * A queued effect that is only PENDING is re-validated first and runs only if
  * something it read changed.
  * Writes made by a running effect are applied at once; the effects they reach
@@ -147,43 +148,51 @@ static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size
     return entries;
 }
 
+/* Makes `heap` a binary min-heap in place (Floyd's method: sift every inner
+ * entry down, last first). */
+static void heapify(rp_graph_t *graph) {
+    rp_queued_t *heap = graph->heap;
+    size_t count = graph->heap_count;
+    for (size_t start = count / 2; start-- > 0;) {
+        rp_queued_t moving = heap[start];
+        size_t index = start;
+        for (size_t child = 2 * index + 1; child < count; child = 2 * index + 1) {
+            if (child + 1 < count && before(&heap[child + 1], &heap[child])) child++;
+            if (!before(&heap[child], &moving)) break;
+            heap[index] = heap[child];
+            index = child;
+        }
+        heap[index] = moving;
+    }
+}
+
 /* A flush starts here: the effects queued out of order since the last one are
  * sorted and merged into `ordered`, which then holds the whole queue, and
- * `heap` is empty, a heap again. The three arrays trade places (with their
- * capacities): the result lands in whichever is free. */
+ * `heap` is empty. The sort's room is the walk stack above its top (nothing
+ * walks while a flush starts, and it holds 1.5 entries per node that can have
+ * readers); when it holds fewer entries than are to be sorted, `heap` is made
+ * a heap instead, and the flush takes the next effect from either part. */
 static void merge_queued_out_of_order(rp_graph_t *graph) {
     if (graph->heap_count == 0) return;
-    size_t capacity = graph->ordered_capacity;
-    if (graph->heap_capacity < capacity) capacity = graph->heap_capacity;
-    if (graph->queue_spare_capacity < capacity) capacity = graph->queue_spare_capacity;
-    if (graph->ordered_count - graph->ordered_head + graph->heap_count > capacity) drop_freed_entries(graph);
-    rp_queued_t *arrays[3] = {graph->ordered, graph->heap, graph->queue_spare};
-    size_t capacities[3] = {graph->ordered_capacity, graph->heap_capacity, graph->queue_spare_capacity};
+    /* Both parts together then hold at most one entry per live effect, as
+     * many as `ordered` has room for. */
+    if (graph->ordered_count - graph->ordered_head + graph->heap_count > graph->ordered_capacity) {
+        drop_freed_entries(graph);
+    }
     size_t count = graph->heap_count;
-    rp_queued_t *sorted = sort_by_order(graph->heap, graph->queue_spare, count);
-    size_t run = sorted == graph->heap ? 1 : 2; /* the index of the sorted run in arrays */
-    size_t result = run;
+    size_t room = (graph->stack_capacity - graph->stack_top) * sizeof(rp_frame_t) / sizeof(rp_queued_t);
+    if (room < count) {
+        heapify(graph);
+        return;
+    }
+    const rp_queued_t *sorted = sort_by_order(graph->heap, (rp_queued_t *)(graph->stack + graph->stack_top), count);
+    /* Merged from the back into `ordered`, whose entries move to its front
+     * first: the entry written never overtakes the next one read. */
+    rp_queued_t *ordered = graph->ordered;
     size_t pending = graph->ordered_count - graph->ordered_head;
-    if (pending) {
-        result = 3 - run; /* the one of heap and spare that the run is not in */
-        const rp_queued_t *a = graph->ordered + graph->ordered_head, *a_end = a + pending;
-        const rp_queued_t *b = sorted, *b_end = sorted + count;
-        rp_queued_t *out = arrays[result];
-        while (a < a_end && b < b_end) *out++ = before(b, a) ? *b++ : *a++;
-        while (a < a_end) *out++ = *a++;
-        while (b < b_end) *out++ = *b++;
-    }
-    /* `ordered` becomes `result`; the other two take the remaining arrays. */
-    size_t others[2], n = 0;
-    for (size_t i = 0; i < 3; i++) {
-        if (i != result) others[n++] = i;
-    }
-    graph->ordered = arrays[result];
-    graph->ordered_capacity = capacities[result];
-    graph->heap = arrays[others[0]];
-    graph->heap_capacity = capacities[others[0]];
-    graph->queue_spare = arrays[others[1]];
-    graph->queue_spare_capacity = capacities[others[1]];
+    memmove(ordered, ordered + graph->ordered_head, pending * sizeof(rp_queued_t));
+    size_t a = pending, b = count, out = pending + count;
+    while (b > 0) ordered[--out] = a > 0 && before(&sorted[b - 1], &ordered[a - 1]) ? ordered[--a] : sorted[--b];
     graph->ordered_head = 0;
     graph->ordered_count = pending + count;
     graph->heap_count = 0;

@@ -66,22 +66,26 @@ static long note_run(th_world_t *w, th_node_t *self)
  * a permutation of their creation order, with creation orders spread over
  * more than one byte, two disposed while queued and two more queued in their
  * place (so the queue holds more entries than its room for live effects): one
- * flush runs the live ones in creation order, once each. */
-static void many_effects_reached_out_of_order_run_in_creation_order(void)
+ * flush runs the live ones in creation order, once each. With one source per
+ * effect, the walk stack has room to sort them; with four sources, it does
+ * not, and the flush takes them from a heap. */
+static void many_effects_reached_out_of_order_run_in_creation_order(int source_count)
 {
-    harness_begin("many_effects_reached_out_of_order_run_in_creation_order");
+    harness_begin(source_count == 4 ? "many_effects_reached_out_of_order_run_in_creation_order (heap)"
+                                    : "many_effects_reached_out_of_order_run_in_creation_order (sort)");
     enum { N = 512 };
     th_world_t w;
     th_init(&w, 2 * N + 8, 0);
     th_node_t *sources[N], *effects[N];
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < source_count; i++)
         sources[i] = th_source(&w, "s", 0);
-    /* 7 is prime to N: effect i reads source 7i mod N, and writing the sources
-     * in index order reaches the effects out of creation order. */
+    /* 7 is prime to the source counts: effect i reads source 7i mod that
+     * count, and writing the sources in index order reaches the effects out
+     * of creation order. */
     for (int i = 0; i < N; i++)
-        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 7) % N], NULL);
+        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 7) % source_count], NULL);
     CHECK_ST(rp_batch_begin(w.g), RP_OK);
-    for (int j = 0; j < N; j++)
+    for (int j = 0; j < source_count; j++)
         CHECK_ST(th_write(&w, sources[j], 1), RP_OK);
     CHECK_ST(th_dispose(&w, effects[5]), RP_OK);
     CHECK_ST(th_dispose(&w, effects[200]), RP_OK);
@@ -533,7 +537,8 @@ static void running_an_effect_explicitly(void)
 int main(void)
 {
     effects_run_in_creation_order();
-    many_effects_reached_out_of_order_run_in_creation_order();
+    many_effects_reached_out_of_order_run_in_creation_order(512);
+    many_effects_reached_out_of_order_run_in_creation_order(4);
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();
     effects_writing_their_dependencies_settle();

@@ -131,6 +131,10 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
+    if (rp_stack_room(graph) != 0 && graph->unwatch_capacity <= rp_stack_room(graph)) {
+        BROKEN("room for %zu unwatched entries, %zu nodes can have readers", graph->unwatch_capacity,
+               rp_stack_room(graph));
+    }
     if (graph->stack_capacity < graph->stack_top + rp_stack_room(graph) ||
         graph->stack_limit != graph->stack_capacity - rp_stack_room(graph)) {
         BROKEN("walk stack of %zu frames (limit %zu) for %zu in use and %zu of room", graph->stack_capacity,

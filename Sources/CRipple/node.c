@@ -31,14 +31,16 @@ rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
  * walks grow the stack themselves when they first go deeper. */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
-    size_t nodes = graph->live_nodes + 1;
     rp_status_t status;
     /* One more frame of room for a propagation, when it can have readers. */
     if (kind != RP_KIND_EFFECT && kind != RP_KIND_DEFERRED_EFFECT &&
         graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity && (status = rp_stack_reserve(graph, 1))) {
         return status;
     }
-    if ((status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), nodes + 16))) {
+    /* An `unwatched` entry per node that can have readers (effects have none). */
+    if (kind != RP_KIND_EFFECT &&
+        (status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t),
+                       rp_stack_room(graph) + 1 + 16))) {
         return status;
     }
     if (kind == RP_KIND_EFFECT) {

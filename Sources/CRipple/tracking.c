@@ -12,10 +12,12 @@
 
 #include <string.h>
 
+/* Edge arrays start with room for one edge (most nodes read one node, or are
+ * read by one) and double. */
 static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint8_t *edges_class, uint32_t needed) {
     uint32_t capacity = rp_edge_capacity(*edges_class);
     if (needed <= capacity) return RP_OK;
-    unsigned size_class = rp_edge_class_for(needed < 2 ? 2 : needed);
+    unsigned size_class = rp_edge_class_for(needed);
     rp_edge_t *grown = rp_arena_block_alloc(&graph->arena, size_class);
     if (grown == NULL) return RP_ENOMEM;
     if (capacity) {
@@ -41,8 +43,9 @@ static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
     if (graph->callbacks.unwatched == NULL || (rec->flags & RP_F_UNWATCH)) return;
     if (graph->unwatch_count == graph->unwatch_capacity) {
         /* Full of entries already delivered or cancelled: keep one per node
-         * still waiting. At most one per live node remains, and the capacity
-         * exceeds the live nodes, so there is room afterwards. */
+         * still waiting. At most one per live node that can have readers
+         * remains, and the capacity exceeds their number, so there is room
+         * afterwards. */
         size_t kept = 0;
         for (size_t i = graph->unwatch_head; i < graph->unwatch_count; i++) {
             rp_unwatch_t entry = graph->unwatch[i];

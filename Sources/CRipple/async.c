@@ -167,9 +167,13 @@ rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node) {
 
 rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target) {
     /* Depth first through what reads `slot`, on the walk stack (its path
-     * holds each node at most once, and only nodes with readers: it fits in
-     * the room kept for a propagation, graph.h), marking what it visited
+     * holds each node at most once, and only nodes with readers: room for
+     * that many first, before anything is marked), marking what it visited
      * SEEN so that a node reached twice is walked once. */
+    if (graph->stack_top + rp_readable_nodes(graph) > graph->stack_capacity) {
+        rp_status_t status = rp_stack_reserve(graph, rp_readable_nodes(graph));
+        if (status) return status;
+    }
     size_t base = graph->stack_top;
     uint32_t node = slot;
     uint32_t position = 0;

@@ -39,7 +39,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
 }
 
 static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
-    size_t live = 0, effects = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    size_t live = 0, effects = 0, shared = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -52,6 +52,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             BROKEN("node %u has kind %u", slot, rec->kind);
         }
         if (rec->kind == RP_KIND_EFFECT) effects++;
+        if (rec->nsubs >= 2) shared++;
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
@@ -131,10 +132,12 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
-    if (rp_stack_room(graph) != 0 && graph->unwatch_capacity <= rp_stack_room(graph)) {
+    if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {
         BROKEN("room for %zu unwatched entries, %zu nodes can have readers", graph->unwatch_capacity,
-               rp_stack_room(graph));
+               rp_readable_nodes(graph));
     }
+    if (shared != graph->shared_nodes) BROKEN("%zu nodes have two readers or more, %zu accounted", shared,
+                                              graph->shared_nodes);
     if (graph->stack_capacity < graph->stack_top + rp_stack_room(graph) ||
         graph->stack_limit != graph->stack_capacity - rp_stack_room(graph)) {
         BROKEN("walk stack of %zu frames (limit %zu) for %zu in use and %zu of room", graph->stack_capacity,

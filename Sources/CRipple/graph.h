@@ -219,13 +219,17 @@ struct rp_graph {
     size_t live_edges;
 
     /* Explicit stack shared by nested walks. Outside a propagation it keeps
-     * room above `stack_top` for one frame per node that can have readers
-     * (a propagation pushes at most that many: rp_stack_room), so that
-     * propagation never allocates; re-validation walks push below
-     * `stack_limit` (capacity minus that room), growing the stack when they
-     * first go deeper, which they can report as failed. */
+     * room above `stack_top` for one frame per node read by two nodes or
+     * more (a propagation pushes a frame only when it leaves such a node for
+     * one of its readers, and then has that node on its path once:
+     * rp_stack_room), so that propagation never allocates; the room grows
+     * when a node gets its second reader (rp_link_slow, which can fail).
+     * Re-validation walks push below `stack_limit` (capacity minus that
+     * room), growing the stack when they first go deeper, which they can
+     * report as failed. */
     rp_frame_t *stack;
     size_t stack_top, stack_capacity, stack_limit;
+    size_t shared_nodes; /* live nodes with two readers or more */
 
     /* The flush queue, in two parts: effects usually arrive in creation order
      * and append to `ordered` (a sorted FIFO); the others go to `heap`. Outside
@@ -318,8 +322,16 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot);
 /* Grows the walk stack by at least `frames` frames above `stack_top` and the
  * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
 rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
-/* The frames a propagation may push: one per node that can have readers. */
+/* The frames a propagation may push: one per node read by two or more. */
 static inline size_t rp_stack_room(const rp_graph_t *graph) {
+    return graph->shared_nodes;
+}
+/* After `shared_nodes` or the capacity changed. */
+static inline void rp_stack_limit_update(rp_graph_t *graph) {
+    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
+}
+/* Live nodes that can have readers (all but effects). */
+static inline size_t rp_readable_nodes(const rp_graph_t *graph) {
     return graph->live_nodes - graph->live_effects;
 }
 
@@ -526,7 +538,8 @@ bool rp_sections_try_close(rp_graph_t *graph);
 
 /* async.c */
 /* RP_ECYCLE, with the diagnostic, when `target` reads async node `slot`,
- * directly or through others (so `slot` reading it closes a cycle). */
+ * directly or through others (so `slot` reading it closes a cycle); RP_ENOMEM
+ * when the walk stack could not grow for the search. */
 rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target);
 
 /* graph.c */

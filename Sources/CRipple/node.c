@@ -18,29 +18,23 @@ static rp_status_t grow(rp_arena_t *arena, void **array, size_t *capacity, size_
 }
 
 rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
-    size_t room = rp_stack_room(graph);
-    rp_status_t status =
-        grow(&graph->arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t),
-             graph->stack_top + frames + room);
-    if (status == RP_OK) graph->stack_limit = graph->stack_capacity - room;
+    rp_status_t status = grow(&graph->arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t),
+                              graph->stack_top + frames + rp_stack_room(graph));
+    if (status == RP_OK) rp_stack_limit_update(graph);
     return status;
 }
 
 /* Everything a new node could need later is reserved now, so that propagation
  * and flushing never allocate (and so never fail half-way): re-validation
- * walks grow the stack themselves when they first go deeper. */
+ * walks grow the stack themselves when they first go deeper, and a node's
+ * second reader grows the room propagation keeps there. */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
     rp_status_t status;
-    /* One more frame of room for a propagation, when it can have readers. */
-    if (kind != RP_KIND_EFFECT && kind != RP_KIND_DEFERRED_EFFECT &&
-        graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity && (status = rp_stack_reserve(graph, 1))) {
-        return status;
-    }
     /* An `unwatched` entry per node that can have readers (effects have none). */
     if (kind != RP_KIND_EFFECT &&
         (status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t),
-                       rp_stack_room(graph) + 1 + 16))) {
+                       rp_readable_nodes(graph) + 1 + 16))) {
         return status;
     }
     if (kind == RP_KIND_EFFECT) {
@@ -103,7 +97,6 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     rec->data = data;
     graph->live_nodes++;
     if (kind == RP_KIND_EFFECT) graph->live_effects++;
-    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
     *out = rp_handle(graph, slot);
 
     if (kind != RP_KIND_EFFECT) return RP_OK;
@@ -145,6 +138,10 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
     if (rec->nsubs) graph->write_epoch++;
+    if (rec->nsubs >= 2) {
+        graph->shared_nodes--;
+        rp_stack_limit_update(graph);
+    }
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
         rp_node_rec_t *sub = edge.rec;
@@ -172,7 +169,6 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     graph->free_head = slot;
     graph->live_nodes--;
     if (effect) graph->live_effects--;
-    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
     if (graph->callbacks.release) graph->callbacks.release(graph->callbacks.host, graph, handle, data);
 }
 

@@ -131,7 +131,12 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
         rp_status_t cycle = rp_async_check_cycle(graph, sub, dep);
         if (cycle) return cycle;
     }
-    rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
+    /* A second reader: one more frame of room for propagations. */
+    rp_status_t status = RP_OK;
+    if (d->nsubs == 1 && graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity) {
+        status = rp_stack_reserve(graph, 1);
+    }
+    if (status == RP_OK) status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
     if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_class, d->nsubs + 1);
     if (status) return status;
     uint32_t position = s->ndeps++;
@@ -141,6 +146,10 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     s->cursor = cursor + 1;
     d->read_stamp = s->run_stamp;
     graph->live_edges++;
+    if (d->nsubs == 2) {
+        graph->shared_nodes++;
+        rp_stack_limit_update(graph);
+    }
     if (d->nsubs == 1) {
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
@@ -159,6 +168,10 @@ void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
         last.rec->deps[last.mirror].mirror = position;
     }
     graph->live_edges--;
+    if (d->nsubs == 1) {
+        graph->shared_nodes--;
+        rp_stack_limit_update(graph);
+    }
     if (d->nsubs == 0) queue_unwatched(graph, dep);
 }
 

@@ -129,7 +129,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->heap[i].order < graph->heap[(i - 1) / 2].order) BROKEN("flush heap out of order at %zu", i);
     }
     for (size_t i = graph->ordered_head + 1; i < graph->ordered_count; i++) {
-        if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
+        if (rp_ordered(graph, i)->order <= rp_ordered(graph, i - 1)->order) BROKEN("ordered flush queue unsorted at %zu", i);
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
     if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {

@@ -79,8 +79,7 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     }
     rp_arena_raw_free(&arena, graph->pages, sizeof(*graph->pages) * graph->pages_capacity);
     rp_arena_raw_free(&arena, graph->stack, sizeof(*graph->stack) * graph->stack_capacity);
-    rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->heap_capacity);
-    rp_arena_raw_free(&arena, graph->ordered, sizeof(*graph->ordered) * graph->ordered_capacity);
+    rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->queue_capacity);
     rp_arena_raw_free(&arena, graph->unwatch, sizeof(*graph->unwatch) * graph->unwatch_capacity);
     rp_arena_raw_free(&arena, graph->causes, sizeof(*graph->causes) * graph->causes_capacity);
     rp_arena_raw_free(&arena, graph->async_runs, sizeof(*graph->async_runs) * graph->async_runs_capacity);

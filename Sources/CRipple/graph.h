@@ -237,11 +237,15 @@ struct rp_graph {
      * a flush starts by sorting it (in the walk stack's free room) and
      * merging it into `ordered`, or by making it a heap when that room is too
      * small, and keeps it a binary min-heap on `order` for the effects that
-     * arrive while it runs. The next effect is the smaller of the two heads. */
-    rp_queued_t *ordered;
-    size_t ordered_head, ordered_count, ordered_capacity;
+     * arrive while it runs. The next effect is the smaller of the two heads.
+     * Both parts share one array of `queue_capacity` entries, one per live
+     * effect (reserved at creation; an effect is queued at most once): `heap`
+     * from its front, `ordered` from its back (rp_ordered). */
     rp_queued_t *heap;
-    size_t heap_count, heap_capacity;
+    rp_queued_t *ordered_first; /* the array's last entry, where `ordered` starts */
+    size_t heap_count;
+    size_t ordered_head, ordered_count;
+    size_t queue_capacity;
 
     rp_unwatch_t *unwatch;
     size_t unwatch_head, unwatch_count, unwatch_capacity;
@@ -363,20 +367,24 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec);
 
 /* scheduler.c */
+/* Entry `index` of `ordered`, which fills the queue's array from its back. */
+static inline rp_queued_t *rp_ordered(const rp_graph_t *graph, size_t index) {
+    return graph->ordered_first - index;
+}
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
-/* rp_enqueue's common cases inline, when there is room in both parts and so
- * nothing to drop first: an effect `rec` (at `slot`) arriving in an empty
+/* rp_enqueue's common cases inline, when the array has room and so nothing
+ * to drop or move first: an effect `rec` (at `slot`) arriving in an empty
  * `ordered` or after the last one queued there in creation order appends to
  * it; outside a flush, any other appends to `heap`. */
 static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     size_t count = graph->ordered_count;
     size_t later = graph->heap_count;
-    if (count < graph->ordered_capacity && later < graph->heap_capacity) {
+    if (count + later < graph->queue_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
         uint64_t order = rec->effect_order;
-        if (count == 0 || graph->ordered[count - 1].order < order) {
+        if (count == 0 || rp_ordered(graph, count - 1)->order < order) {
             rec->flags |= RP_F_QUEUED;
-            graph->ordered[count] = (rp_queued_t){order, slot, rec->generation};
+            *rp_ordered(graph, count) = (rp_queued_t){order, slot, rec->generation};
             graph->ordered_count = count + 1;
             return;
         }

@@ -24,6 +24,29 @@ rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
     return status;
 }
 
+/* Makes the flush queue's array hold `needed` entries: `heap` keeps its
+ * place at the front, `ordered` moves to the new back. */
+static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
+    size_t capacity = graph->queue_capacity;
+    if (needed <= capacity) return RP_OK;
+    size_t next = capacity ? capacity : 16;
+    while (next < needed) next *= 2;
+    rp_queued_t *grown = rp_arena_raw_alloc(&graph->arena, next * sizeof(rp_queued_t));
+    if (grown == NULL) return RP_ENOMEM;
+    size_t pending = graph->ordered_count - graph->ordered_head;
+    if (capacity) {
+        memcpy(grown, graph->heap, graph->heap_count * sizeof(rp_queued_t));
+        if (pending) memcpy(grown + next - pending, rp_ordered(graph, graph->ordered_count - 1), pending * sizeof(rp_queued_t));
+        rp_arena_raw_free(&graph->arena, graph->heap, capacity * sizeof(rp_queued_t));
+    }
+    graph->heap = grown;
+    graph->ordered_first = grown + next - 1;
+    graph->queue_capacity = next;
+    graph->ordered_head = 0;
+    graph->ordered_count = pending;
+    return RP_OK;
+}
+
 /* Everything a new node could need later is reserved now, so that propagation
  * and flushing never allocate (and so never fail half-way): re-validation
  * walks grow the stack themselves when they first go deeper, and a node's
@@ -39,12 +62,7 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     }
     if (kind == RP_KIND_EFFECT) {
         size_t effects = graph->live_effects + 1;
-        if ((status = grow(arena, (void **)&graph->heap, &graph->heap_capacity, sizeof(rp_queued_t), effects))) {
-            return status;
-        }
-        if ((status = grow(arena, (void **)&graph->ordered, &graph->ordered_capacity, sizeof(rp_queued_t), effects))) {
-            return status;
-        }
+        if ((status = grow_queue(graph, effects))) return status;
     }
     /* The per-slot arrays that exist cover the slot this node may take (at most nslots). */
     size_t slots = (size_t)graph->nslots + 1;

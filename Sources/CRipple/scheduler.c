@@ -62,13 +62,22 @@ static inline bool entry_live(const rp_graph_t *graph, rp_queued_t entry) {
     return rp_rec(graph, entry.slot)->generation == entry.generation;
 }
 
+/* Moves the entries of `ordered` still to run to its start (index 0). */
+static void ordered_to_start(rp_graph_t *graph) {
+    size_t pending = graph->ordered_count - graph->ordered_head;
+    if (pending) memmove(rp_ordered(graph, pending - 1), rp_ordered(graph, graph->ordered_count - 1),
+                         pending * sizeof(rp_queued_t));
+    graph->ordered_head = 0;
+    graph->ordered_count = pending;
+}
+
 /* Drops entries of effects freed while queued (their generation moved on),
  * so that both parts again hold at most one entry per live effect. */
 static void drop_freed_entries(rp_graph_t *graph) {
     size_t kept = 0;
     for (size_t i = graph->ordered_head; i < graph->ordered_count; i++) {
-        rp_queued_t entry = graph->ordered[i];
-        if (entry_live(graph, entry)) graph->ordered[kept++] = entry;
+        rp_queued_t entry = *rp_ordered(graph, i);
+        if (entry_live(graph, entry)) *rp_ordered(graph, kept++) = entry;
     }
     graph->ordered_head = 0;
     graph->ordered_count = kept;
@@ -85,23 +94,16 @@ static void drop_freed_entries(rp_graph_t *graph) {
 
 void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (graph->heap_count == graph->heap_capacity ||
-        (graph->ordered_count == graph->ordered_capacity && graph->ordered_head == 0)) {
-        drop_freed_entries(graph);
-    }
+    /* The array holds an entry for every live effect, and an effect is queued
+     * at most once: with those of freed effects dropped and those already
+     * run moved out, there is room for this one. */
+    if (graph->ordered_count + graph->heap_count == graph->queue_capacity) drop_freed_entries(graph);
+    if (graph->ordered_count + graph->heap_count == graph->queue_capacity) ordered_to_start(graph);
     rec->flags |= RP_F_QUEUED;
     rp_queued_t entry = {rec->effect_order, slot, rec->generation};
-    /* Both parts have room for every live effect (reserved at creation), and an
-     * effect is queued at most once. */
     if (graph->ordered_head == graph->ordered_count) graph->ordered_head = graph->ordered_count = 0;
-    if (graph->ordered_count == 0 || before(&graph->ordered[graph->ordered_count - 1], &entry)) {
-        if (graph->ordered_count == graph->ordered_capacity) {
-            size_t pending = graph->ordered_count - graph->ordered_head;
-            memmove(graph->ordered, graph->ordered + graph->ordered_head, pending * sizeof(rp_queued_t));
-            graph->ordered_head = 0;
-            graph->ordered_count = pending;
-        }
-        graph->ordered[graph->ordered_count++] = entry;
+    if (graph->ordered_count == 0 || before(rp_ordered(graph, graph->ordered_count - 1), &entry)) {
+        *rp_ordered(graph, graph->ordered_count++) = entry;
     } else if (graph->flushing) {
         heap_push(graph, entry);
     } else {
@@ -174,25 +176,26 @@ static void heapify(rp_graph_t *graph) {
  * a heap instead, and the flush takes the next effect from either part. */
 static void merge_queued_out_of_order(rp_graph_t *graph) {
     if (graph->heap_count == 0) return;
-    /* Both parts together then hold at most one entry per live effect, as
-     * many as `ordered` has room for. */
-    if (graph->ordered_count - graph->ordered_head + graph->heap_count > graph->ordered_capacity) {
-        drop_freed_entries(graph);
-    }
     size_t count = graph->heap_count;
     size_t room = (graph->stack_capacity - graph->stack_top) * sizeof(rp_frame_t) / sizeof(rp_queued_t);
     if (room < count) {
         heapify(graph);
         return;
     }
-    const rp_queued_t *sorted = sort_by_order(graph->heap, (rp_queued_t *)(graph->stack + graph->stack_top), count);
-    /* Merged from the back into `ordered`, whose entries move to its front
+    rp_queued_t *room_start = (rp_queued_t *)(graph->stack + graph->stack_top);
+    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, count);
+    /* Out of the way of the merged queue, which may reach into `heap`. */
+    if (sorted != room_start) sorted = memcpy(room_start, sorted, count * sizeof(rp_queued_t));
+    /* Merged from the end into `ordered`, whose entries move to its start
      * first: the entry written never overtakes the next one read. */
-    rp_queued_t *ordered = graph->ordered;
-    size_t pending = graph->ordered_count - graph->ordered_head;
-    memmove(ordered, ordered + graph->ordered_head, pending * sizeof(rp_queued_t));
+    ordered_to_start(graph);
+    size_t pending = graph->ordered_count;
     size_t a = pending, b = count, out = pending + count;
-    while (b > 0) ordered[--out] = a > 0 && before(&sorted[b - 1], &ordered[a - 1]) ? ordered[--a] : sorted[--b];
+    while (b > 0) {
+        const rp_queued_t *next = a > 0 && before(&sorted[b - 1], rp_ordered(graph, a - 1)) ? rp_ordered(graph, --a)
+                                                                                              : &sorted[--b];
+        *rp_ordered(graph, --out) = *next;
+    }
     graph->ordered_head = 0;
     graph->ordered_count = pending + count;
     graph->heap_count = 0;
@@ -200,8 +203,8 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
 
 static rp_queued_t pop_first(rp_graph_t *graph) {
     bool ordered = graph->ordered_head < graph->ordered_count &&
-                   (graph->heap_count == 0 || before(&graph->ordered[graph->ordered_head], &graph->heap[0]));
-    return ordered ? graph->ordered[graph->ordered_head++] : heap_pop(graph);
+                   (graph->heap_count == 0 || before(rp_ordered(graph, graph->ordered_head), &graph->heap[0]));
+    return ordered ? *rp_ordered(graph, graph->ordered_head++) : heap_pop(graph);
 }
 
 /* Re-validates PENDING effect `rec` (at `slot`); *run says whether something

@@ -111,6 +111,39 @@ static void many_effects_reached_out_of_order_run_in_creation_order(int source_c
     th_done(&w);
 }
 
+/* Effects created in a batch while others wait in the flush queue, both in
+ * creation order and out of it, make the queue grow twice (it holds an entry
+ * per effect): the waiting ones still run once each, in creation order. */
+static void effects_created_while_others_wait_keep_the_queue_in_order(void)
+{
+    harness_begin("effects_created_while_others_wait_keep_the_queue_in_order");
+    enum { WAITING = 16, LATE = 20 };
+    th_world_t w;
+    th_init(&w, 64, 0);
+    th_node_t *sources[4], *effects[WAITING];
+    for (int i = 0; i < 4; i++)
+        sources[i] = th_source(&w, "s", 0);
+    /* Effect i reads source 3i mod 4: writing the sources in index order
+     * reaches effects 0, 4, 8, 12 in creation order, the others after them. */
+    for (int i = 0; i < WAITING; i++)
+        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 3) % 4], NULL);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    for (int j = 0; j < 4; j++)
+        CHECK_ST(th_write(&w, sources[j], 1), RP_OK);
+    noted_count = 0;
+    for (int i = 0; i < LATE; i++)
+        th_effect(&w, "late", note_run, WAITING + i, sources[i % 4], NULL);
+    CHECK_EQ(noted_count, LATE); /* each ran once, at its creation */
+    noted_count = 0;
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(noted_count, WAITING);
+    for (size_t i = 0; i < noted_count && i < WAITING; i++)
+        CHECK_EQ(noted_runs[i], (long)i);
+    for (int i = 0; i < WAITING; i++)
+        CHECK_EQ(effects[i]->runs, 2);
+    th_done(&w);
+}
+
 static void nested_batches_run_effects_at_the_outermost_end(void)
 {
     harness_begin("nested_batches_run_effects_at_the_outermost_end");
@@ -539,6 +572,7 @@ int main(void)
     effects_run_in_creation_order();
     many_effects_reached_out_of_order_run_in_creation_order(512);
     many_effects_reached_out_of_order_run_in_creation_order(4);
+    effects_created_while_others_wait_keep_the_queue_in_order();
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();
     effects_writing_their_dependencies_settle();

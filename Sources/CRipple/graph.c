@@ -75,7 +75,9 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     }
     rp_arena_t arena = graph->arena;
     for (uint32_t page = 0; page < graph->npages; page++) {
-        rp_arena_raw_free(&arena, graph->pages[page], RP_PAGE_BYTES);
+        void *block;
+        memcpy(&block, (char *)graph->pages[page] + RP_PAGE_BYTES, sizeof block);
+        rp_arena_raw_free(&arena, block, RP_PAGE_BLOCK_BYTES);
     }
     rp_arena_raw_free(&arena, graph->pages, sizeof(*graph->pages) * graph->pages_capacity);
     rp_arena_raw_free(&arena, graph->stack, sizeof(*graph->stack) * graph->stack_capacity);

@@ -291,6 +291,11 @@ static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
  * (0 once freed), which listings and loop reports read (effects keep a copy
  * in their record for the flush queue). */
 #define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint64_t)) * RP_PAGE_NODES)
+/* Pages start on a cache line, so that each record fills exactly one: the
+ * allocator's block is larger by up to a line, and the page keeps where that
+ * block starts after its orders (node.c, graph.c). */
+#define RP_PAGE_ALIGN ((uintptr_t)64)
+#define RP_PAGE_BLOCK_BYTES (RP_PAGE_BYTES + sizeof(void *) + RP_PAGE_ALIGN)
 
 static inline uint64_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
     return (uint64_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));

@@ -80,9 +80,11 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
             return status;
         }
         graph->pages_capacity = (uint32_t)pages_capacity;
-        rp_node_rec_t *page = rp_arena_raw_alloc(arena, RP_PAGE_BYTES);
-        if (page == NULL) return RP_ENOMEM;
+        void *block = rp_arena_raw_alloc(arena, RP_PAGE_BLOCK_BYTES);
+        if (block == NULL) return RP_ENOMEM;
+        rp_node_rec_t *page = (rp_node_rec_t *)(((uintptr_t)block + RP_PAGE_ALIGN - 1) & ~(RP_PAGE_ALIGN - 1));
         memset(page, 0, RP_PAGE_BYTES);
+        memcpy((char *)page + RP_PAGE_BYTES, &block, sizeof block);
         graph->pages[graph->npages++] = page;
     }
     return RP_OK;

@@ -32,9 +32,9 @@
  * keeps recording reads after that compute returned, in track sections, where
  * it is the active reader and COMPUTING, its cursor at the end of its deps (a
  * run only adds dependencies), and each section has a fresh run stamp (so that
- * cycle reports order it correctly): its entry in `async_runs` names the run instead. A
- * compute sets that entry before it calls the host, so that the host can
- * name the run it starts. Unlike a compute, a track section starts with the
+ * cycle reports order it correctly): its entry in `async_runs` names the run
+ * instead. A compute sets that entry before it calls the host, so that the
+ * host can name the run it starts. Unlike a compute, a track section starts with the
  * node's readers up to date, so reading one of them there is a cycle that no
  * check walk meets: a new dependency of a section is checked for one
  * (rp_async_check_cycle). The one resolve section open, if any, is
@@ -280,7 +280,6 @@ struct rp_graph {
     size_t causes_capacity;
     uint64_t *async_runs;
     size_t async_runs_capacity;
-
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {

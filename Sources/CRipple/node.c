@@ -36,7 +36,9 @@ static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
     size_t pending = graph->ordered_count - graph->ordered_head;
     if (capacity) {
         memcpy(grown, graph->heap, graph->heap_count * sizeof(rp_queued_t));
-        if (pending) memcpy(grown + next - pending, rp_ordered(graph, graph->ordered_count - 1), pending * sizeof(rp_queued_t));
+        if (pending) {
+            memcpy(grown + next - pending, rp_ordered(graph, graph->ordered_count - 1), pending * sizeof(rp_queued_t));
+        }
         rp_arena_raw_free(&graph->arena, graph->heap, capacity * sizeof(rp_queued_t));
     }
     graph->heap = grown;

@@ -16,7 +16,7 @@
  * so the bodies they run find their own dependencies already up to date; only
  * the first evaluation of a never-read node nests through the bodies it reads.
  * Propagation never allocates: the stack keeps room for one frame per node
- * that can have readers (graph.h). A re-validation walk grows the stack when
+ * read by two nodes or more (graph.h). A re-validation walk grows the stack when
  * it first goes deeper than any before (warm-up), and reports RP_ENOMEM,
  * having cleared its marks, when it cannot.
  */

@@ -65,8 +65,10 @@ static inline bool entry_live(const rp_graph_t *graph, rp_queued_t entry) {
 /* Moves the entries of `ordered` still to run to its start (index 0). */
 static void ordered_to_start(rp_graph_t *graph) {
     size_t pending = graph->ordered_count - graph->ordered_head;
-    if (pending) memmove(rp_ordered(graph, pending - 1), rp_ordered(graph, graph->ordered_count - 1),
-                         pending * sizeof(rp_queued_t));
+    if (pending && graph->ordered_head) {
+        memmove(rp_ordered(graph, pending - 1), rp_ordered(graph, graph->ordered_count - 1),
+                pending * sizeof(rp_queued_t));
+    }
     graph->ordered_head = 0;
     graph->ordered_count = pending;
 }
@@ -111,12 +113,14 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     }
 }
 
-/* Sorts `count` entries of `entries` by creation order, using `spare` (as
- * large) for room; returns which of the two holds the result. Least
+/* Sorts `count` entries of `entries` by creation order, using `spare` and,
+ * when not NULL, `spare2` (each as large) for room; returns which of them
+ * holds the result (never `entries` when `spare2` is given and there are more
+ * than 16: passes after the first alternate between the spares). Least
  * significant byte first, one counting pass per byte in which the orders
  * differ: a few instructions per entry and byte, against a logarithmic number
  * of comparisons per entry for a heap. */
-static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size_t count) {
+static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, rp_queued_t *spare2, size_t count) {
     if (count <= 16) {
         for (size_t i = 1; i < count; i++) {
             rp_queued_t moving = entries[i];
@@ -144,7 +148,8 @@ static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size
         }
         for (size_t i = 0; i < count; i++) spare[starts[((entries[i].order - low) >> shift) & 0xff]++] = entries[i];
         rp_queued_t *sorted = spare;
-        spare = entries;
+        spare = spare2 != NULL ? spare2 : entries;
+        spare2 = spare2 != NULL ? sorted : NULL;
         entries = sorted;
     }
     return entries;
@@ -171,9 +176,10 @@ static void heapify(rp_graph_t *graph) {
 /* A flush starts here: the effects queued out of order since the last one are
  * sorted and merged into `ordered`, which then holds the whole queue, and
  * `heap` is empty. The sort's room is the walk stack above its top (nothing
- * walks while a flush starts, and it holds 1.5 entries per node that can have
- * readers); when it holds fewer entries than are to be sorted, `heap` is made
- * a heap instead, and the flush takes the next effect from either part. */
+ * walks while a flush starts; it holds 1.5 entries per frame that the deepest
+ * walk and a propagation keep); when it holds fewer entries than are to be
+ * sorted, `heap` is made a heap instead, and the flush takes the next effect
+ * from either part. */
 static void merge_queued_out_of_order(rp_graph_t *graph) {
     if (graph->heap_count == 0) return;
     size_t count = graph->heap_count;
@@ -182,14 +188,18 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
         heapify(graph);
         return;
     }
+    /* With room for two runs the sorted run ends in that room, out of the
+     * way of the merged queue, which may reach into `heap`; else it moves
+     * there when it ended in `heap` and the merged queue reaches it. */
     rp_queued_t *room_start = (rp_queued_t *)(graph->stack + graph->stack_top);
-    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, count);
-    /* Out of the way of the merged queue, which may reach into `heap`. */
-    if (sorted != room_start) sorted = memcpy(room_start, sorted, count * sizeof(rp_queued_t));
+    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, room >= 2 * count ? room_start + count : NULL, count);
     /* Merged from the end into `ordered`, whose entries move to its start
      * first: the entry written never overtakes the next one read. */
     ordered_to_start(graph);
     size_t pending = graph->ordered_count;
+    if (sorted == graph->heap && pending + 2 * count > graph->queue_capacity) {
+        sorted = memcpy(room_start, sorted, count * sizeof(rp_queued_t));
+    }
     size_t a = pending, b = count, out = pending + count;
     while (b > 0) {
         const rp_queued_t *next = a > 0 && before(&sorted[b - 1], rp_ordered(graph, a - 1)) ? rp_ordered(graph, --a)

@@ -66,19 +66,31 @@ static long note_run(th_world_t *w, th_node_t *self)
  * a permutation of their creation order, with creation orders spread over
  * more than one byte, two disposed while queued and two more queued in their
  * place (so the queue holds more entries than its room for live effects): one
- * flush runs the live ones in creation order, once each. With one source per
- * effect, the walk stack has room to sort them; with four sources, it does
- * not, and the flush takes them from a heap. */
-static void many_effects_reached_out_of_order_run_in_creation_order(int source_count)
+ * flush runs the live ones in creation order, once each. The flush sorts them
+ * in the walk stack's free room, which grows with the nodes read by two or
+ * more (`shared` sources get a second reader) and with the deepest walk (a
+ * chain `deep` long, re-validated once): with room for two runs, the sort
+ * ends there; with room for one, it ends in the queue's array and moves out
+ * of the merge's way; with four sources and no room, the flush takes them
+ * from a heap. */
+static void many_effects_reached_out_of_order_run_in_creation_order(const char *scenario, int source_count,
+                                                                     int shared, int deep)
 {
-    harness_begin(source_count == 4 ? "many_effects_reached_out_of_order_run_in_creation_order (heap)"
-                                    : "many_effects_reached_out_of_order_run_in_creation_order (sort)");
+    harness_begin(scenario);
     enum { N = 512 };
     th_world_t w;
-    th_init(&w, 2 * N + 8, 0);
+    th_init(&w, 5 * N + 8, 0);
     th_node_t *sources[N], *effects[N];
     for (int i = 0; i < source_count; i++)
         sources[i] = th_source(&w, "s", 0);
+    for (int i = 0; i < shared; i++)
+        CHECK_EQ(th_read(&w, th_computed(&w, "r", th_sum, 0, sources[i], NULL)), 0);
+    th_node_t *chain = th_source(&w, "c", 0), *root = chain;
+    for (int i = 0; i < deep; i++)
+        chain = th_computed(&w, "c", th_sum, 1, chain, NULL);
+    CHECK_EQ(th_read(&w, chain), deep);
+    CHECK_ST(th_write(&w, root, 1), RP_OK);
+    CHECK_EQ(th_read(&w, chain), deep + 1);
     /* 7 is prime to the source counts: effect i reads source 7i mod that
      * count, and writing the sources in index order reaches the effects out
      * of creation order. */
@@ -570,8 +582,11 @@ static void running_an_effect_explicitly(void)
 int main(void)
 {
     effects_run_in_creation_order();
-    many_effects_reached_out_of_order_run_in_creation_order(512);
-    many_effects_reached_out_of_order_run_in_creation_order(4);
+    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (sorted in the room)", 512,
+                                                            512, 600);
+    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (sorted, moved)", 512, 300,
+                                                            0);
+    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (heap)", 4, 0, 0);
     effects_created_while_others_wait_keep_the_queue_in_order();
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();

@@ -74,7 +74,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             /* A compute names its run before it calls the host. */
             uint64_t run = graph->async_runs[slot];
             if (run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
-            if (run > graph->stamp) BROKEN("async node %u names run %llu, not started yet", slot, (unsigned long long)run);
+            if (run > graph->stamp) {
+                BROKEN("async node %u names run %llu, not started yet", slot, (unsigned long long)run);
+            }
         }
         if (idle && !graph->batch_depth && rec->kind == RP_KIND_EFFECT && (rec->flags & RP_F_STALE) &&
             !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
@@ -83,7 +85,8 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & RP_F_STALE) && rec->kind != RP_KIND_EFFECT && !downstream_marked(graph, rec)) {
             BROKEN("node %u is stale but a subscriber is not marked", slot);
         }
-        edge_bytes += ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
+        edge_bytes +=
+            ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
         if (*rp_order(graph, slot) == 0 || *rp_order(graph, slot) > graph->next_order) {
             BROKEN("node %u has creation order %llu", slot, (unsigned long long)*rp_order(graph, slot));
         }
@@ -129,7 +132,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->heap[i].order < graph->heap[(i - 1) / 2].order) BROKEN("flush heap out of order at %zu", i);
     }
     for (size_t i = graph->ordered_head + 1; i < graph->ordered_count; i++) {
-        if (rp_ordered(graph, i)->order <= rp_ordered(graph, i - 1)->order) BROKEN("ordered flush queue unsorted at %zu", i);
+        if (rp_ordered(graph, i)->order <= rp_ordered(graph, i - 1)->order) {
+            BROKEN("ordered flush queue unsorted at %zu", i);
+        }
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
     if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {

@@ -356,6 +356,11 @@ rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, bool *dirty) {
     return check_dirty_as(graph, root, dirty, false);
 }
 
+/* Whether `rec` is a run in progress that began after stamp `since`. */
+static inline bool run_after(const rp_node_rec_t *rec, uint64_t since) {
+    return (rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since;
+}
+
 /* `slot` was read while being computed or checked: it depends on the node
  * reading it. The cycle is `slot`, then every node that joined the current
  * path after it (walk frames and runs in progress), in the order they joined. */
@@ -374,10 +379,7 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
     /* The runs in progress are the COMPUTING nodes (they all nest on the
      * thread holding the graph): those after `since`, in the order they began. */
     size_t runs = 0;
-    for (uint32_t node = 0; node < graph->nslots; node++) {
-        const rp_node_rec_t *rec = rp_rec(graph, node);
-        if ((rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since) runs++;
-    }
+    for (uint32_t node = 0; node < graph->nslots; node++) runs += run_after(rp_rec(graph, node), since);
     size_t count = 1 + (graph->stack_top - first_frame) + runs;
     rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
     if (nodes == NULL) return RP_ECYCLE;
@@ -385,10 +387,7 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
      * memory); frames are then merged in by stamp. */
     size_t run_index = count - runs;
     for (uint32_t node = 0, index = (uint32_t)run_index; index < count; node++) {
-        const rp_node_rec_t *rec = rp_rec(graph, node);
-        if ((rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since) {
-            nodes[index++] = rp_handle(graph, node);
-        }
+        if (run_after(rp_rec(graph, node), since)) nodes[index++] = rp_handle(graph, node);
     }
     rp_node_t *tail = nodes + run_index;
     size_t gap = 1;

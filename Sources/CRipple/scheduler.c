@@ -192,7 +192,8 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
      * way of the merged queue, which may reach into `heap`; else it moves
      * there when it ended in `heap` and the merged queue reaches it. */
     rp_queued_t *room_start = (rp_queued_t *)(graph->stack + graph->stack_top);
-    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, room >= 2 * count ? room_start + count : NULL, count);
+    rp_queued_t *second_half = room >= 2 * count ? room_start + count : NULL;
+    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, second_half, count);
     /* Merged from the end into `ordered`, whose entries move to its start
      * first: the entry written never overtakes the next one read. */
     ordered_to_start(graph);

@@ -582,11 +582,10 @@ static void running_an_effect_explicitly(void)
 int main(void)
 {
     effects_run_in_creation_order();
-    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (sorted in the room)", 512,
-                                                            512, 600);
-    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (sorted, moved)", 512, 300,
-                                                            0);
-    many_effects_reached_out_of_order_run_in_creation_order("many_effects_reached_out_of_order (heap)", 4, 0, 0);
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (sorted in the room)", 512, 512,
+                                                            600);
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (sorted, moved)", 512, 300, 0);
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (heap)", 4, 0, 0);
     effects_created_while_others_wait_keep_the_queue_in_order();
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();

@@ -3,11 +3,11 @@
  *
  * To every walk an async node is a computed (propagation.c): DIRTY means
  * "start a new run", and bringing it up to date calls `compute`, which starts
- * one and records its stamp in `async_run`. The run's later reads, made from
+ * one and records its stamp in `async_runs`. The run's later reads, made from
  * any thread, enter the graph through track sections, which make the node the
  * active reader again, appending to its deps; its result enters through a
  * resolve section, which marks its readers like a changed compute. A run is
- * current while `async_run` names it and nothing it read has changed: a write
+ * current while `async_runs` names it and nothing it read has changed: a write
  * to one of its deps marks the node like any computed, and the next
  * re-validation starts a new run, superseding it.
  */
@@ -25,7 +25,7 @@ rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out)
     uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);
     uint32_t slot;
     rp_status_t status = resolve_async(graph, node, &slot);
-    if (status == RP_OK) *out = rp_rec(graph, slot)->async_run;
+    if (status == RP_OK) *out = graph->async_runs[slot];
     rp_shared_exit((rp_graph_t *)graph, ticket);
     return status;
 }
@@ -34,7 +34,7 @@ rp_status_t rp_async_run(const rp_graph_t *graph, rp_node_t node, uint64_t *out)
 static rp_status_t resolve_run(const rp_graph_t *graph, rp_node_t node, uint64_t run, uint32_t *slot) {
     rp_status_t status = resolve_async(graph, node, slot);
     if (status) return status;
-    uint64_t current = rp_rec(graph, *slot)->async_run;
+    uint64_t current = graph->async_runs[*slot];
     return run != 0 && run == current ? RP_OK : RP_ESUPERSEDED;
 }
 
@@ -54,7 +54,6 @@ static rp_status_t track_begin(rp_graph_t *graph, rp_node_t node, uint64_t run) 
     rec->flags |= RP_F_COMPUTING | RP_F_TRACKING;
     rec->cursor = rec->ndeps; /* a run only adds dependencies */
     rec->run_stamp = ++graph->stamp;
-    rec->eval_parent = RP_NO_SLOT;
     graph->active = slot;
     graph->active_rec = rec;
     return RP_OK;
@@ -167,9 +166,14 @@ rp_status_t rp_async_restart(rp_graph_t *graph, rp_node_t node) {
 }
 
 rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target) {
-    /* Depth first through what reads `slot`, on the walk stack (each node is
-     * pushed at most once, so it has room: two frames per live node), marking
-     * what it visited SEEN so that a node reached twice is walked once. */
+    /* Depth first through what reads `slot`, on the walk stack (its path
+     * holds each node at most once, and only nodes with readers: room for
+     * that many first, before anything is marked), marking what it visited
+     * SEEN so that a node reached twice is walked once. */
+    if (graph->stack_top + rp_readable_nodes(graph) > graph->stack_capacity) {
+        rp_status_t status = rp_stack_reserve(graph, rp_readable_nodes(graph));
+        if (status) return status;
+    }
     size_t base = graph->stack_top;
     uint32_t node = slot;
     uint32_t position = 0;

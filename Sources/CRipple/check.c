@@ -39,7 +39,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
 }
 
 static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
-    size_t live = 0, effects = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    size_t live = 0, effects = 0, shared = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -52,9 +52,14 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             BROKEN("node %u has kind %u", slot, rec->kind);
         }
         if (rec->kind == RP_KIND_EFFECT) effects++;
+        if (rec->nsubs >= 2) shared++;
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
-        if (rec->ndeps > rec->deps_capacity || rec->nsubs > rec->subs_capacity) {
+        if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
+        if (rec->kind == RP_KIND_EFFECT && rec->effect_order != *rp_order(graph, slot)) {
+            BROKEN("effect %u keeps another creation order for the flush queue", slot);
+        }
+        if (rec->ndeps > rp_edge_capacity(rec->deps_class) || rec->nsubs > rp_edge_capacity(rec->subs_class)) {
             BROKEN("node %u has more edges than capacity", slot);
         }
         if (idle && (rec->flags & RP_F_BUSY)) BROKEN("node %u is busy outside any call", slot);
@@ -67,9 +72,11 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         }
         if (rec->kind == RP_KIND_ASYNC) {
             /* A compute names its run before it calls the host. */
-            if (rec->async_run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
-            if (rec->async_run > graph->stamp) BROKEN("async node %u names run %llu, not started yet", slot,
-                                                      (unsigned long long)rec->async_run);
+            uint64_t run = graph->async_runs[slot];
+            if (run == 0 && !(rec->flags & RP_F_DIRTY)) BROKEN("async node %u is up to date without a run", slot);
+            if (run > graph->stamp) {
+                BROKEN("async node %u names run %llu, not started yet", slot, (unsigned long long)run);
+            }
         }
         if (idle && !graph->batch_depth && rec->kind == RP_KIND_EFFECT && (rec->flags & RP_F_STALE) &&
             !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
@@ -78,7 +85,11 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & RP_F_STALE) && rec->kind != RP_KIND_EFFECT && !downstream_marked(graph, rec)) {
             BROKEN("node %u is stale but a subscriber is not marked", slot);
         }
-        edge_bytes += ((size_t)rec->deps_capacity + rec->subs_capacity) * sizeof(rp_edge_t);
+        edge_bytes +=
+            ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
+        if (*rp_order(graph, slot) == 0 || *rp_order(graph, slot) > graph->next_order) {
+            BROKEN("node %u has creation order %llu", slot, (unsigned long long)*rp_order(graph, slot));
+        }
         for (uint32_t i = 0; i < rec->ndeps; i++) {
             rp_edge_t edge = rec->deps[i];
             if (edge.node >= graph->nslots) BROKEN("node %u dep %u out of range", slot, i);
@@ -106,6 +117,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
         if (rp_rec(graph, slot)->flags & RP_F_LIVE) BROKEN("live node %u is on the free list", slot);
+        if (*rp_order(graph, slot) != 0) BROKEN("free slot %u keeps a creation order", slot);
         if (++free_slots > graph->nslots) BROKEN("the free list loops");
     }
     if (live != graph->live_nodes) BROKEN("%zu live nodes counted, %zu accounted", live, graph->live_nodes);
@@ -120,8 +132,21 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (graph->heap[i].order < graph->heap[(i - 1) / 2].order) BROKEN("flush heap out of order at %zu", i);
     }
     for (size_t i = graph->ordered_head + 1; i < graph->ordered_count; i++) {
-        if (graph->ordered[i].order <= graph->ordered[i - 1].order) BROKEN("ordered flush queue unsorted at %zu", i);
+        if (rp_ordered(graph, i)->order <= rp_ordered(graph, i - 1)->order) {
+            BROKEN("ordered flush queue unsorted at %zu", i);
+        }
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
+    if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {
+        BROKEN("room for %zu unwatched entries, %zu nodes can have readers", graph->unwatch_capacity,
+               rp_readable_nodes(graph));
+    }
+    if (shared != graph->shared_nodes) BROKEN("%zu nodes have two readers or more, %zu accounted", shared,
+                                              graph->shared_nodes);
+    if (graph->stack_capacity < graph->stack_top + rp_stack_room(graph) ||
+        graph->stack_limit != graph->stack_capacity - rp_stack_room(graph)) {
+        BROKEN("walk stack of %zu frames (limit %zu) for %zu in use and %zu of room", graph->stack_capacity,
+               graph->stack_limit, graph->stack_top, rp_stack_room(graph));
+    }
     return RP_OK;
 }

@@ -75,14 +75,16 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     }
     rp_arena_t arena = graph->arena;
     for (uint32_t page = 0; page < graph->npages; page++) {
-        rp_arena_raw_free(&arena, graph->pages[page], sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        void *block;
+        memcpy(&block, (char *)graph->pages[page] + RP_PAGE_BYTES, sizeof block);
+        rp_arena_raw_free(&arena, block, RP_PAGE_BLOCK_BYTES);
     }
     rp_arena_raw_free(&arena, graph->pages, sizeof(*graph->pages) * graph->pages_capacity);
     rp_arena_raw_free(&arena, graph->stack, sizeof(*graph->stack) * graph->stack_capacity);
-    rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->heap_capacity);
-    rp_arena_raw_free(&arena, graph->ordered, sizeof(*graph->ordered) * graph->ordered_capacity);
-    rp_arena_raw_free(&arena, graph->queue_spare, sizeof(*graph->queue_spare) * graph->queue_spare_capacity);
+    rp_arena_raw_free(&arena, graph->heap, sizeof(*graph->heap) * graph->queue_capacity);
     rp_arena_raw_free(&arena, graph->unwatch, sizeof(*graph->unwatch) * graph->unwatch_capacity);
+    rp_arena_raw_free(&arena, graph->causes, sizeof(*graph->causes) * graph->causes_capacity);
+    rp_arena_raw_free(&arena, graph->async_runs, sizeof(*graph->async_runs) * graph->async_runs_capacity);
     rp_arena_raw_free(&arena, graph->diagnostic, sizeof(*graph->diagnostic) * graph->diagnostic_capacity);
     rp_arena_release_all(&arena);
     rp_sections_destroy(&graph->sections);
@@ -96,7 +98,7 @@ rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out) {
     *out = (rp_graph_stats_t){
         .live_nodes = graph->live_nodes,
         .live_edges = graph->live_edges,
-        .arena_bytes_in_use = graph->arena.bytes_in_use + graph->live_nodes * sizeof(rp_node_rec_t),
+        .arena_bytes_in_use = graph->arena.bytes_in_use + graph->live_nodes * (RP_PAGE_BYTES / RP_PAGE_NODES),
         .arena_bytes_reserved = graph->arena.bytes_reserved,
         .allocations = graph->arena.allocations,
     };
@@ -149,12 +151,22 @@ rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t tracer, void *con
     if (graph == NULL) return RP_EINVAL;
     rp_exclusive_enter(graph);
     /* Causes are kept only while a tracer is installed: those of nodes marked
-     * before may be out of date, so a new tracer starts with none. */
+     * before may be out of date, so a new tracer starts with none. Their
+     * array, once made, stays (a traced walk in progress may still write it)
+     * and grows with the slots (rp_reserve_for_node). */
     if (tracer != NULL && graph->tracer == NULL) {
-        for (uint32_t slot = 0; slot < graph->nslots; slot++) {
-            rp_node_rec_t *rec = rp_rec(graph, slot);
-            if (rec->flags & RP_F_LIVE) rec->cause = RP_NO_SLOT;
+        if (graph->causes == NULL || graph->causes_capacity < graph->nslots) {
+            size_t capacity = graph->nslots < 16 ? 16 : graph->nslots;
+            uint32_t *causes = rp_arena_raw_alloc(&graph->arena, sizeof(uint32_t) * capacity);
+            if (causes == NULL) {
+                rp_exclusive_exit(graph);
+                return RP_ENOMEM;
+            }
+            rp_arena_raw_free(&graph->arena, graph->causes, sizeof(uint32_t) * graph->causes_capacity);
+            graph->causes = causes;
+            graph->causes_capacity = capacity;
         }
+        for (uint32_t slot = 0; slot < graph->nslots; slot++) graph->causes[slot] = RP_NO_SLOT;
     }
     graph->tracer = tracer;
     graph->tracer_context = context;

@@ -32,9 +32,9 @@
  * keeps recording reads after that compute returned, in track sections, where
  * it is the active reader and COMPUTING, its cursor at the end of its deps (a
  * run only adds dependencies), and each section has a fresh run stamp (so that
- * cycle reports order it correctly): `async_run` names the run instead. A
- * compute sets `async_run` before it calls the host, so that the host can
- * name the run it starts. Unlike a compute, a track section starts with the
+ * cycle reports order it correctly): its entry in `async_runs` names the run
+ * instead. A compute sets that entry before it calls the host, so that the
+ * host can name the run it starts. Unlike a compute, a track section starts with the
  * node's readers up to date, so reading one of them there is a cycle that no
  * check walk meets: a new dependency of a section is checked for one
  * (rp_async_check_cycle). The one resolve section open, if any, is
@@ -106,32 +106,44 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
     return ((uint32_t)1 << size_class) / RP_EDGE_ITEMS;
 }
 
+/* A node's record: what walks, runs and reads touch, in one 64-byte block.
+ * What only some nodes need lives elsewhere: the creation order beside the
+ * records of its page (rp_order; effects keep a copy in the record), and in
+ * per-slot arrays of the graph that exist only once needed, an async node's
+ * run stamp and, while a tracer is installed, each node's cause. */
 struct rp_node_rec {
     rp_edge_t *deps;
-    rp_edge_t *subs;
-    uint32_t ndeps, deps_capacity;
-    uint32_t nsubs, subs_capacity;
+    union {
+        rp_edge_t *subs;     /* sources, computed and async nodes */
+        struct {             /* effects, which have no readers (nsubs and subs_class stay 0) */
+            uint32_t flush_id;   /* the flush of `flush_runs`, 0 before the first */
+            uint32_t flush_runs; /* runs in flush `flush_id` */
+        };
+    };
+    uint32_t ndeps, nsubs;
     uint32_t generation;
     uint16_t flags;
     uint8_t kind;
-    uint8_t unused;
-    uint32_t cursor;         /* while computing: deps confirmed by this run */
-    uint32_t eval_parent;    /* while computing: the node computing before it */
+    uint8_t deps_class;      /* the arena size class of `deps`, 0 when it has none */
+    uint8_t subs_class;      /* the same for `subs` */
+    uint8_t unused[3];
     union {
+        uint32_t cursor;     /* live, while computing: deps confirmed by this run */
         uint32_t next_free;  /* free list link when not live */
-        uint32_t cause;      /* live, while a tracer is installed: the dependency whose change made it DIRTY,
-                              * RP_NO_SLOT if none */
-    };
-    uint32_t flush_runs;     /* effects: runs in flush `flush_id` */
-    union {
-        uint64_t flush_id;   /* effects */
-        uint64_t async_run;  /* async nodes: the run stamp of their current run, 0 before the first */
     };
     uint64_t run_stamp;      /* stamp of its current or last run */
-    uint64_t read_stamp;     /* stamp of the last run that read it */
-    uint64_t order;          /* creation sequence; 0 once freed */
+    union {
+        uint64_t read_stamp;   /* readable nodes: stamp of the last run that read it */
+        uint64_t effect_order; /* effects, which nothing reads: their creation order, for the flush queue */
+    };
     void *data;
 };
+_Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
+
+/* The edges an array of size class `size_class` holds (0: no array). */
+static inline uint32_t rp_edge_capacity(uint8_t size_class) {
+    return size_class ? rp_edge_class_capacity(size_class) : 0;
+}
 
 /* A frame of the explicit stack used by propagation and re-validation. */
 typedef struct rp_frame {
@@ -145,6 +157,7 @@ typedef struct rp_frame {
 typedef struct rp_queued {
     uint64_t order;
     uint32_t slot;
+    uint32_t generation; /* of the effect queued: a freed one's entry no longer matches */
 } rp_queued_t;
 
 typedef struct rp_unwatch {
@@ -205,20 +218,34 @@ struct rp_graph {
     size_t live_effects;
     size_t live_edges;
 
-    /* Explicit stack shared by nested walks; sized so walks never allocate. */
+    /* Explicit stack shared by nested walks. Outside a propagation it keeps
+     * room above `stack_top` for one frame per node read by two nodes or
+     * more (a propagation pushes a frame only when it leaves such a node for
+     * one of its readers, and then has that node on its path once:
+     * rp_stack_room), so that propagation never allocates; the room grows
+     * when a node gets its second reader (rp_link_slow, which can fail).
+     * Re-validation walks push below `stack_limit` (capacity minus that
+     * room), growing the stack when they first go deeper, which they can
+     * report as failed. */
     rp_frame_t *stack;
-    size_t stack_top, stack_capacity;
+    size_t stack_top, stack_capacity, stack_limit;
+    size_t shared_nodes; /* live nodes with two readers or more */
 
     /* The flush queue, in two parts: effects usually arrive in creation order
      * and append to `ordered` (a sorted FIFO); the others go to `heap`. Outside
      * a flush `heap` is in arrival order (appending is all a propagation pays);
-     * a flush starts by sorting it and merging it into `ordered`, and keeps it
-     * a binary min-heap on `order` for the effects that arrive while it runs.
-     * The next effect is the smaller of the two heads. */
-    rp_queued_t *ordered;
-    size_t ordered_head, ordered_count, ordered_capacity;
+     * a flush starts by sorting it (in the walk stack's free room) and
+     * merging it into `ordered`, or by making it a heap when that room is too
+     * small, and keeps it a binary min-heap on `order` for the effects that
+     * arrive while it runs. The next effect is the smaller of the two heads.
+     * Both parts share one array of `queue_capacity` entries, one per live
+     * effect (reserved at creation; an effect is queued at most once): `heap`
+     * from its front, `ordered` from its back (rp_ordered). */
     rp_queued_t *heap;
-    size_t heap_count, heap_capacity;
+    rp_queued_t *ordered_first; /* the array's last entry, where `ordered` starts */
+    size_t heap_count;
+    size_t ordered_head, ordered_count;
+    size_t queue_capacity;
 
     rp_unwatch_t *unwatch;
     size_t unwatch_head, unwatch_count, unwatch_capacity;
@@ -242,16 +269,35 @@ struct rp_graph {
     uint64_t next_order;
     uint64_t stamp;
     uint64_t write_epoch;
-    uint64_t flush_id;
+    uint32_t flush_id;  /* never 0 once a flush started: effects store it (rp_flush) */
 
-    /* Spare room for the flush's sort and merge (scheduler.c), as large as
-     * `ordered` and `heap`: the three arrays trade places when a flush starts. */
-    rp_queued_t *queue_spare;
-    size_t queue_spare_capacity;
+    /* Per-slot arrays that exist only once needed, then cover every slot:
+     * `causes` while a tracer is installed (live nodes: the dependency whose
+     * change made the node DIRTY, RP_NO_SLOT if none), `async_runs` once an
+     * async node was created (async nodes: the run stamp of their current run,
+     * 0 before the first). */
+    uint32_t *causes;
+    size_t causes_capacity;
+    uint64_t *async_runs;
+    size_t async_runs_capacity;
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
     return &graph->pages[slot >> RP_PAGE_SHIFT][slot & (RP_PAGE_NODES - 1)];
+}
+
+/* A page holds RP_PAGE_NODES records, then their nodes' creation orders
+ * (0 once freed), which listings and loop reports read (effects keep a copy
+ * in their record for the flush queue). */
+#define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint64_t)) * RP_PAGE_NODES)
+/* Pages start on a cache line, so that each record fills exactly one: the
+ * allocator's block is larger by up to a line, and the page keeps where that
+ * block starts after its orders (node.c, graph.c). */
+#define RP_PAGE_ALIGN ((uintptr_t)64)
+#define RP_PAGE_BLOCK_BYTES (RP_PAGE_BYTES + sizeof(void *) + RP_PAGE_ALIGN)
+
+static inline uint64_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
+    return (uint64_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));
 }
 
 static inline rp_node_t rp_handle(const rp_graph_t *graph, uint32_t slot) {
@@ -281,6 +327,21 @@ static inline void rp_trace(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t sl
 
 /* node.c */
 void rp_node_free(rp_graph_t *graph, uint32_t slot);
+/* Grows the walk stack by at least `frames` frames above `stack_top` and the
+ * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
+rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
+/* The frames a propagation may push: one per node read by two or more. */
+static inline size_t rp_stack_room(const rp_graph_t *graph) {
+    return graph->shared_nodes;
+}
+/* After `shared_nodes` or the capacity changed. */
+static inline void rp_stack_limit_update(rp_graph_t *graph) {
+    graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
+}
+/* Live nodes that can have readers (all but effects). */
+static inline size_t rp_readable_nodes(const rp_graph_t *graph) {
+    return graph->live_nodes - graph->live_effects;
+}
 
 /* Frees a node whose disposal waited for it to stop being busy. */
 static inline void rp_node_finish_if_disposing(rp_graph_t *graph, uint32_t slot) {
@@ -311,25 +372,30 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec);
 
 /* scheduler.c */
+/* Entry `index` of `ordered`, which fills the queue's array from its back. */
+static inline rp_queued_t *rp_ordered(const rp_graph_t *graph, size_t index) {
+    return graph->ordered_first - index;
+}
 void rp_enqueue(rp_graph_t *graph, uint32_t slot);
-/* rp_enqueue's common cases inline, when there is room in both parts and so
- * nothing to drop first: an effect `rec` (at `slot`) arriving in an empty
+/* rp_enqueue's common cases inline, when the array has room and so nothing
+ * to drop or move first: an effect `rec` (at `slot`) arriving in an empty
  * `ordered` or after the last one queued there in creation order appends to
  * it; outside a flush, any other appends to `heap`. */
 static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     size_t count = graph->ordered_count;
     size_t later = graph->heap_count;
-    if (count < graph->ordered_capacity && later < graph->heap_capacity) {
+    if (count + later < graph->queue_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
-        if (count == 0 || graph->ordered[count - 1].order < rec->order) {
+        uint64_t order = rec->effect_order;
+        if (count == 0 || rp_ordered(graph, count - 1)->order < order) {
             rec->flags |= RP_F_QUEUED;
-            graph->ordered[count] = (rp_queued_t){rec->order, slot};
+            *rp_ordered(graph, count) = (rp_queued_t){order, slot, rec->generation};
             graph->ordered_count = count + 1;
             return;
         }
         if (!graph->flushing) {
             rec->flags |= RP_F_QUEUED;
-            graph->heap[later] = (rp_queued_t){rec->order, slot};
+            graph->heap[later] = (rp_queued_t){order, slot, rec->generation};
             graph->heap_count = later + 1;
             return;
         }
@@ -490,7 +556,8 @@ bool rp_sections_try_close(rp_graph_t *graph);
 
 /* async.c */
 /* RP_ECYCLE, with the diagnostic, when `target` reads async node `slot`,
- * directly or through others (so `slot` reading it closes a cycle). */
+ * directly or through others (so `slot` reading it closes a cycle); RP_ENOMEM
+ * when the walk stack could not grow for the search. */
 rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target);
 
 /* graph.c */

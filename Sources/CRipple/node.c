@@ -17,30 +17,64 @@ static rp_status_t grow(rp_arena_t *arena, void **array, size_t *capacity, size_
     return RP_OK;
 }
 
-/* Everything a new node could need later is reserved now, so that propagation,
- * re-validation and flushing never allocate (and so never fail half-way). */
+rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
+    rp_status_t status = grow(&graph->arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t),
+                              graph->stack_top + frames + rp_stack_room(graph));
+    if (status == RP_OK) rp_stack_limit_update(graph);
+    return status;
+}
+
+/* Makes the flush queue's array hold `needed` entries: `heap` keeps its
+ * place at the front, `ordered` moves to the new back. */
+static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
+    size_t capacity = graph->queue_capacity;
+    if (needed <= capacity) return RP_OK;
+    size_t next = capacity ? capacity : 16;
+    while (next < needed) next *= 2;
+    rp_queued_t *grown = rp_arena_raw_alloc(&graph->arena, next * sizeof(rp_queued_t));
+    if (grown == NULL) return RP_ENOMEM;
+    size_t pending = graph->ordered_count - graph->ordered_head;
+    if (capacity) {
+        memcpy(grown, graph->heap, graph->heap_count * sizeof(rp_queued_t));
+        if (pending) {
+            memcpy(grown + next - pending, rp_ordered(graph, graph->ordered_count - 1), pending * sizeof(rp_queued_t));
+        }
+        rp_arena_raw_free(&graph->arena, graph->heap, capacity * sizeof(rp_queued_t));
+    }
+    graph->heap = grown;
+    graph->ordered_first = grown + next - 1;
+    graph->queue_capacity = next;
+    graph->ordered_head = 0;
+    graph->ordered_count = pending;
+    return RP_OK;
+}
+
+/* Everything a new node could need later is reserved now, so that propagation
+ * and flushing never allocate (and so never fail half-way): re-validation
+ * walks grow the stack themselves when they first go deeper, and a node's
+ * second reader grows the room propagation keeps there. */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
-    size_t nodes = graph->live_nodes + 1;
     rp_status_t status;
-    if ((status = grow(arena, (void **)&graph->stack, &graph->stack_capacity, sizeof(rp_frame_t), 2 * nodes + 16))) {
-        return status;
-    }
-    if ((status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), nodes + 16))) {
+    /* An `unwatched` entry per node that can have readers (effects have none). */
+    if (kind != RP_KIND_EFFECT &&
+        (status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t),
+                       rp_readable_nodes(graph) + 1 + 16))) {
         return status;
     }
     if (kind == RP_KIND_EFFECT) {
         size_t effects = graph->live_effects + 1;
-        if ((status = grow(arena, (void **)&graph->heap, &graph->heap_capacity, sizeof(rp_queued_t), effects))) {
-            return status;
-        }
-        if ((status = grow(arena, (void **)&graph->ordered, &graph->ordered_capacity, sizeof(rp_queued_t), effects))) {
-            return status;
-        }
-        if ((status = grow(arena, (void **)&graph->queue_spare, &graph->queue_spare_capacity, sizeof(rp_queued_t),
-                           effects))) {
-            return status;
-        }
+        if ((status = grow_queue(graph, effects))) return status;
+    }
+    /* The per-slot arrays that exist cover the slot this node may take (at most nslots). */
+    size_t slots = (size_t)graph->nslots + 1;
+    if ((kind == RP_KIND_ASYNC || graph->async_runs != NULL) &&
+        (status = grow(arena, (void **)&graph->async_runs, &graph->async_runs_capacity, sizeof(uint64_t), slots))) {
+        return status;
+    }
+    if (graph->causes != NULL &&
+        (status = grow(arena, (void **)&graph->causes, &graph->causes_capacity, sizeof(uint32_t), slots))) {
+        return status;
     }
     if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
         size_t pages_capacity = graph->pages_capacity;
@@ -48,9 +82,11 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
             return status;
         }
         graph->pages_capacity = (uint32_t)pages_capacity;
-        rp_node_rec_t *page = rp_arena_raw_alloc(arena, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
-        if (page == NULL) return RP_ENOMEM;
-        memset(page, 0, sizeof(rp_node_rec_t) * RP_PAGE_NODES);
+        void *block = rp_arena_raw_alloc(arena, RP_PAGE_BLOCK_BYTES);
+        if (block == NULL) return RP_ENOMEM;
+        rp_node_rec_t *page = (rp_node_rec_t *)(((uintptr_t)block + RP_PAGE_ALIGN - 1) & ~(RP_PAGE_ALIGN - 1));
+        memset(page, 0, RP_PAGE_BYTES);
+        memcpy((char *)page + RP_PAGE_BYTES, &block, sizeof block);
         graph->pages[graph->npages++] = page;
     }
     return RP_OK;
@@ -76,9 +112,10 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
-    rec->order = ++graph->next_order;
-    rec->next_free = RP_NO_SLOT;
-    rec->eval_parent = RP_NO_SLOT;
+    *rp_order(graph, slot) = ++graph->next_order;
+    if (kind == RP_KIND_EFFECT) rec->effect_order = graph->next_order;
+    if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
+    if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
     rec->data = data;
     graph->live_nodes++;
     if (kind == RP_KIND_EFFECT) graph->live_effects++;
@@ -123,6 +160,10 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
     if (rec->nsubs) graph->write_epoch++;
+    if (rec->nsubs >= 2) {
+        graph->shared_nodes--;
+        rp_stack_limit_update(graph);
+    }
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
         rp_node_rec_t *sub = edge.rec;
@@ -131,18 +172,20 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         bool seen = !(sub->flags & RP_F_COMPUTING) || edge.mirror < sub->cursor;
         remove_dep_keeping_order(graph, edge.node, edge.mirror);
         graph->live_edges--;
-        if (sub->cause == slot) sub->cause = RP_NO_SLOT; /* the slot may be reused by the time it is told */
+        /* The slot may be reused by the time it is told. */
+        if (graph->causes != NULL && graph->causes[edge.node] == slot) graph->causes[edge.node] = RP_NO_SLOT;
         if (seen) rp_mark_dirty(graph, edge.node);
     }
     rp_unlink_deps_from(graph, slot, 0);
-    if (rec->deps_capacity) rp_arena_block_free(&graph->arena, rec->deps, rp_edge_class_for(rec->deps_capacity));
-    if (rec->subs_capacity) rp_arena_block_free(&graph->arena, rec->subs, rp_edge_class_for(rec->subs_capacity));
+    if (rec->deps_class) rp_arena_block_free(&graph->arena, rec->deps, rec->deps_class);
+    if (rec->subs_class) rp_arena_block_free(&graph->arena, rec->subs, rec->subs_class);
 
     rp_node_t handle = rp_handle(graph, slot);
     void *data = rec->data;
     bool effect = rec->kind == RP_KIND_EFFECT;
     uint32_t generation = rec->generation + 1;
     *rec = (rp_node_rec_t){0};
+    *rp_order(graph, slot) = 0;
     rec->generation = generation ? generation : 1;
     rec->next_free = graph->free_head;
     graph->free_head = slot;
@@ -231,9 +274,9 @@ static void sort_by_creation(const rp_graph_t *graph, rp_node_t *nodes, size_t c
         size_t gap = gaps[g];
         for (size_t i = gap; i < count; i++) {
             rp_node_t moving = nodes[i];
-            uint64_t order = rp_rec(graph, moving.slot)->order;
+            uint64_t order = *rp_order(graph, moving.slot);
             size_t j = i;
-            while (j >= gap && rp_rec(graph, nodes[j - gap].slot)->order > order) {
+            while (j >= gap && *rp_order(graph, nodes[j - gap].slot) > order) {
                 nodes[j] = nodes[j - gap];
                 j -= gap;
             }

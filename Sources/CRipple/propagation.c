@@ -15,10 +15,21 @@
  * stack of (node, position) frames. Recomputes happen bottom-up from the walk,
  * so the bodies they run find their own dependencies already up to date; only
  * the first evaluation of a never-read node nests through the bodies it reads.
- * The stack is reserved at node creation (two frames per node: one active
- * propagation plus nested walks over distinct nodes), so walks never allocate.
+ * Propagation never allocates: the stack keeps room for one frame per node
+ * read by two nodes or more (graph.h). A re-validation walk grows the stack when
+ * it first goes deeper than any before (warm-up), and reports RP_ENOMEM,
+ * having cleared its marks, when it cannot.
  */
 #include "graph.h"
+
+/* A re-validation walk keeps room for its next frame at `top` (its local copy
+ * of the stack top): false when the stack had to grow (the walk went deeper
+ * than any before) and could not. The caller reloads its copy of the stack. */
+static inline bool walk_room(rp_graph_t *graph, size_t top) {
+    if (__builtin_expect(top < graph->stack_limit, 1)) return true;
+    graph->stack_top = top;
+    return rp_stack_reserve(graph, 1) == RP_OK;
+}
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     /* A scheduled deferred effect is taken up by the update its host will make. */
@@ -77,7 +88,8 @@ void rp_mark_dirty(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if ((rec->flags & RP_F_DIRTY) && !(rec->flags & RP_F_COMPUTING)) return;
     rec->flags |= RP_F_DIRTY;
-    rec->cause = RP_NO_SLOT; /* a disposal or a restart, not a change of a dependency */
+    /* A disposal or a restart, not a change of a dependency. */
+    if (graph->tracer != NULL) graph->causes[slot] = RP_NO_SLOT;
     queue_if_effect(graph, slot, rec);
     propagate_from(graph, rec);
 }
@@ -94,12 +106,12 @@ static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t
          * of one node: it runs again. */
         if (edge.mirror < sub->cursor && !(flags & RP_F_DIRTY)) {
             sub->flags = flags | RP_F_DIRTY;
-            if (tracing) sub->cause = slot;
+            if (tracing) graph->causes[edge.node] = slot;
             queue_if_effect(graph, edge.node, sub);
         }
     } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
         sub->flags = flags | RP_F_DIRTY;
-        if (tracing) sub->cause = slot;
+        if (tracing) graph->causes[edge.node] = slot;
     }
 }
 
@@ -154,9 +166,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
-    /* Read back only while the run is in progress (to restore `active`, and
-     * by cycle reports walking the runs in progress), so never cleared. */
-    rec->eval_parent = graph->active;
+    uint32_t parent = graph->active;
     rp_node_rec_t *parent_rec = graph->active_rec;
     uint32_t untracked_depth = graph->untracked_depth;
     graph->active = slot;
@@ -168,8 +178,8 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     /* Taken now: a change during the run marks it again, with its own cause. */
     uint32_t cause = RP_NO_SLOT;
     if (tracing) {
-        cause = rec->cause;
-        rec->cause = RP_NO_SLOT;
+        cause = graph->causes[slot];
+        graph->causes[slot] = RP_NO_SLOT;
     }
     if (effect) {
         if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
@@ -179,13 +189,13 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
          * current from now on (the host notes its id with rp_async_run
          * inside the compute, before the task it starts can use it), and the
          * run before is superseded whatever the compute returns. */
-        if (rec->kind == RP_KIND_ASYNC) rec->async_run = rec->run_stamp;
+        if (rec->kind == RP_KIND_ASYNC) graph->async_runs[slot] = rec->run_stamp;
         *changed = true;
         status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
     }
 
     graph->untracked_depth = untracked_depth;
-    graph->active = rec->eval_parent;
+    graph->active = parent;
     graph->active_rec = parent_rec;
     uint16_t flags;
     if (status == RP_OK) {
@@ -284,7 +294,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
-    /* `rec` is current's record, kept along with it. */
+    /* `rec` is current's record, kept along with it. Room for the next frame
+     * is kept on every descent: the frame pushed for a DIRTY dependency or a
+     * cycle report takes it without a test. */
+    if (!walk_room(graph, top)) return RP_ENOMEM;
+    stack = graph->stack;
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         /* Re-validate the dependencies of `current` from `position` on. */
@@ -301,6 +315,8 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rec = dep_rec;
                 position = 0;
                 dep_rec->flags = flags | RP_F_CHECKING;
+                if (!walk_room(graph, top)) goto no_room;
+                stack = graph->stack;
                 continue;
             }
             if (flags & RP_F_COMPUTING) {
@@ -319,7 +335,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 return status;
             }
             /* DIRTY: bring it up to date below, with `current` on the stack
-             * while it computes (so that a cycle back to it is reported whole). */
+             * while it computes (so that a cycle back to it is reported whole).
+             * The room it takes is back once the dependency is up to date (its
+             * frame is popped below). */
             stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
@@ -383,11 +401,15 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 position = frame.position;
                 break;
             }
-            if (tracing) frame.rec->cause = current;
+            if (tracing) graph->causes[frame.node] = current;
             current = frame.node;
             rec = frame.rec;
         }
     }
+no_room:
+    graph->stack_top = top;
+    unwind(graph, base, current);
+    return RP_ENOMEM;
 }
 
 /* As for runs: a traced copy keeps causes, the untraced one pays one test. */
@@ -399,6 +421,11 @@ static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *grap
 rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec, dirty);
     return check_dirty_as(graph, root, rec, dirty, false);
+}
+
+/* Whether `rec` is a run in progress that began after stamp `since`. */
+static inline bool run_after(const rp_node_rec_t *rec, uint64_t since) {
+    return (rec->flags & (RP_F_LIVE | RP_F_COMPUTING)) == (RP_F_LIVE | RP_F_COMPUTING) && rec->run_stamp > since;
 }
 
 /* `slot` was read while being computed or checked: it depends on the node
@@ -416,18 +443,30 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
         while (first_frame > 0 && graph->stack[first_frame - 1].node != slot) first_frame--;
         since = first_frame ? graph->stack[first_frame - 1].stamp : 0;
     }
+    /* The runs in progress are the COMPUTING nodes (they all nest on the
+     * thread holding the graph): those after `since`, in the order they began. */
     size_t runs = 0;
-    for (uint32_t node = graph->active; node != RP_NO_SLOT && node != slot && rp_rec(graph, node)->run_stamp > since;
-         node = rp_rec(graph, node)->eval_parent) {
-        runs++;
-    }
+    for (uint32_t node = 0; node < graph->nslots; node++) runs += run_after(rp_rec(graph, node), since);
     size_t count = 1 + (graph->stack_top - first_frame) + runs;
     rp_node_t *nodes = rp_diagnostic_reserve(graph, count);
     if (nodes == NULL) return RP_ECYCLE;
-    /* Runs fill the tail newest first; frames are then merged in by stamp. */
-    size_t run_index = count;
-    for (uint32_t node = graph->active; run_index > count - runs; node = rp_rec(graph, node)->eval_parent) {
-        nodes[--run_index] = rp_handle(graph, node);
+    /* Runs fill the tail, sorted by stamp (Shell's method: no recursion, no
+     * memory); frames are then merged in by stamp. */
+    size_t run_index = count - runs;
+    for (uint32_t node = 0, index = (uint32_t)run_index; index < count; node++) {
+        if (run_after(rp_rec(graph, node), since)) nodes[index++] = rp_handle(graph, node);
+    }
+    rp_node_t *tail = nodes + run_index;
+    size_t gap = 1;
+    while (gap < runs / 3) gap = 3 * gap + 1;
+    for (; gap > 0; gap /= 3) {
+        for (size_t i = gap; i < runs; i++) {
+            rp_node_t moving = tail[i];
+            uint64_t stamp = rp_rec(graph, moving.slot)->run_stamp;
+            size_t j = i;
+            for (; j >= gap && rp_rec(graph, tail[j - gap].slot)->run_stamp > stamp; j -= gap) tail[j] = tail[j - gap];
+            tail[j] = moving;
+        }
     }
     size_t out = 0, frame = first_frame;
     nodes[out++] = rp_handle(graph, slot);
@@ -783,7 +822,7 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
      * it passed PENDING, as after a write. */
     graph->write_epoch++;
     rec->flags |= RP_F_DIRTY;
-    rec->cause = RP_NO_SLOT;
+    if (graph->tracer != NULL) graph->causes[slot] = RP_NO_SLOT;
     rp_trace(graph, RP_TRACE_INVALIDATE, slot, RP_NO_SLOT, true);
     /* Even when it is DIRTY already, as for a write: propagation stops at
      * readers already marked. */

@@ -5,7 +5,8 @@
  * order they were created whatever order propagation reached them in: those
  * that arrive out of that order are sorted once when the flush starts (a radix
  * sort on their creation order, then a merge with those that arrived in
- * order), and those that arrive while it runs go through a binary min-heap.
+ * order; a heap when the sort has too little room), and those that arrive
+ * while it runs go through a binary min-heap.
  * A queued effect that is only PENDING is re-validated first and runs only if
  * something it read changed.
  * Writes made by a running effect are applied at once; the effects they reach
@@ -56,20 +57,36 @@ static rp_queued_t heap_pop(rp_graph_t *graph) {
     return first;
 }
 
-/* Drops entries of effects freed while queued (their order no longer matches),
+/* Whether `entry` still names the effect queued (not freed since). */
+static inline bool entry_live(const rp_graph_t *graph, rp_queued_t entry) {
+    return rp_rec(graph, entry.slot)->generation == entry.generation;
+}
+
+/* Moves the entries of `ordered` still to run to its start (index 0). */
+static void ordered_to_start(rp_graph_t *graph) {
+    size_t pending = graph->ordered_count - graph->ordered_head;
+    if (pending && graph->ordered_head) {
+        memmove(rp_ordered(graph, pending - 1), rp_ordered(graph, graph->ordered_count - 1),
+                pending * sizeof(rp_queued_t));
+    }
+    graph->ordered_head = 0;
+    graph->ordered_count = pending;
+}
+
+/* Drops entries of effects freed while queued (their generation moved on),
  * so that both parts again hold at most one entry per live effect. */
 static void drop_freed_entries(rp_graph_t *graph) {
     size_t kept = 0;
     for (size_t i = graph->ordered_head; i < graph->ordered_count; i++) {
-        rp_queued_t entry = graph->ordered[i];
-        if (rp_rec(graph, entry.slot)->order == entry.order) graph->ordered[kept++] = entry;
+        rp_queued_t entry = *rp_ordered(graph, i);
+        if (entry_live(graph, entry)) *rp_ordered(graph, kept++) = entry;
     }
     graph->ordered_head = 0;
     graph->ordered_count = kept;
     kept = 0;
     for (size_t i = 0; i < graph->heap_count; i++) {
         rp_queued_t entry = graph->heap[i];
-        if (rp_rec(graph, entry.slot)->order == entry.order) graph->heap[kept++] = entry;
+        if (entry_live(graph, entry)) graph->heap[kept++] = entry;
     }
     graph->heap_count = kept;
     if (!graph->flushing) return; /* in arrival order until the flush sorts it */
@@ -79,23 +96,16 @@ static void drop_freed_entries(rp_graph_t *graph) {
 
 void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (graph->heap_count == graph->heap_capacity ||
-        (graph->ordered_count == graph->ordered_capacity && graph->ordered_head == 0)) {
-        drop_freed_entries(graph);
-    }
+    /* The array holds an entry for every live effect, and an effect is queued
+     * at most once: with those of freed effects dropped and those already
+     * run moved out, there is room for this one. */
+    if (graph->ordered_count + graph->heap_count == graph->queue_capacity) drop_freed_entries(graph);
+    if (graph->ordered_count + graph->heap_count == graph->queue_capacity) ordered_to_start(graph);
     rec->flags |= RP_F_QUEUED;
-    rp_queued_t entry = {rec->order, slot};
-    /* Both parts have room for every live effect (reserved at creation), and an
-     * effect is queued at most once. */
+    rp_queued_t entry = {rec->effect_order, slot, rec->generation};
     if (graph->ordered_head == graph->ordered_count) graph->ordered_head = graph->ordered_count = 0;
-    if (graph->ordered_count == 0 || before(&graph->ordered[graph->ordered_count - 1], &entry)) {
-        if (graph->ordered_count == graph->ordered_capacity) {
-            size_t pending = graph->ordered_count - graph->ordered_head;
-            memmove(graph->ordered, graph->ordered + graph->ordered_head, pending * sizeof(rp_queued_t));
-            graph->ordered_head = 0;
-            graph->ordered_count = pending;
-        }
-        graph->ordered[graph->ordered_count++] = entry;
+    if (graph->ordered_count == 0 || before(rp_ordered(graph, graph->ordered_count - 1), &entry)) {
+        *rp_ordered(graph, graph->ordered_count++) = entry;
     } else if (graph->flushing) {
         heap_push(graph, entry);
     } else {
@@ -103,12 +113,14 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot) {
     }
 }
 
-/* Sorts `count` entries of `entries` by creation order, using `spare` (as
- * large) for room; returns which of the two holds the result. Least
+/* Sorts `count` entries of `entries` by creation order, using `spare` and,
+ * when not NULL, `spare2` (each as large) for room; returns which of them
+ * holds the result (never `entries` when `spare2` is given and there are more
+ * than 16: passes after the first alternate between the spares). Least
  * significant byte first, one counting pass per byte in which the orders
  * differ: a few instructions per entry and byte, against a logarithmic number
  * of comparisons per entry for a heap. */
-static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size_t count) {
+static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, rp_queued_t *spare2, size_t count) {
     if (count <= 16) {
         for (size_t i = 1; i < count; i++) {
             rp_queued_t moving = entries[i];
@@ -136,49 +148,65 @@ static rp_queued_t *sort_by_order(rp_queued_t *entries, rp_queued_t *spare, size
         }
         for (size_t i = 0; i < count; i++) spare[starts[((entries[i].order - low) >> shift) & 0xff]++] = entries[i];
         rp_queued_t *sorted = spare;
-        spare = entries;
+        spare = spare2 != NULL ? spare2 : entries;
+        spare2 = spare2 != NULL ? sorted : NULL;
         entries = sorted;
     }
     return entries;
 }
 
+/* Makes `heap` a binary min-heap in place (Floyd's method: sift every inner
+ * entry down, last first). */
+static void heapify(rp_graph_t *graph) {
+    rp_queued_t *heap = graph->heap;
+    size_t count = graph->heap_count;
+    for (size_t start = count / 2; start-- > 0;) {
+        rp_queued_t moving = heap[start];
+        size_t index = start;
+        for (size_t child = 2 * index + 1; child < count; child = 2 * index + 1) {
+            if (child + 1 < count && before(&heap[child + 1], &heap[child])) child++;
+            if (!before(&heap[child], &moving)) break;
+            heap[index] = heap[child];
+            index = child;
+        }
+        heap[index] = moving;
+    }
+}
+
 /* A flush starts here: the effects queued out of order since the last one are
  * sorted and merged into `ordered`, which then holds the whole queue, and
- * `heap` is empty, a heap again. The three arrays trade places (with their
- * capacities): the result lands in whichever is free. */
+ * `heap` is empty. The sort's room is the walk stack above its top (nothing
+ * walks while a flush starts; it holds 1.5 entries per frame that the deepest
+ * walk and a propagation keep); when it holds fewer entries than are to be
+ * sorted, `heap` is made a heap instead, and the flush takes the next effect
+ * from either part. */
 static void merge_queued_out_of_order(rp_graph_t *graph) {
     if (graph->heap_count == 0) return;
-    size_t capacity = graph->ordered_capacity;
-    if (graph->heap_capacity < capacity) capacity = graph->heap_capacity;
-    if (graph->queue_spare_capacity < capacity) capacity = graph->queue_spare_capacity;
-    if (graph->ordered_count - graph->ordered_head + graph->heap_count > capacity) drop_freed_entries(graph);
-    rp_queued_t *arrays[3] = {graph->ordered, graph->heap, graph->queue_spare};
-    size_t capacities[3] = {graph->ordered_capacity, graph->heap_capacity, graph->queue_spare_capacity};
     size_t count = graph->heap_count;
-    rp_queued_t *sorted = sort_by_order(graph->heap, graph->queue_spare, count);
-    size_t run = sorted == graph->heap ? 1 : 2; /* the index of the sorted run in arrays */
-    size_t result = run;
-    size_t pending = graph->ordered_count - graph->ordered_head;
-    if (pending) {
-        result = 3 - run; /* the one of heap and spare that the run is not in */
-        const rp_queued_t *a = graph->ordered + graph->ordered_head, *a_end = a + pending;
-        const rp_queued_t *b = sorted, *b_end = sorted + count;
-        rp_queued_t *out = arrays[result];
-        while (a < a_end && b < b_end) *out++ = before(b, a) ? *b++ : *a++;
-        while (a < a_end) *out++ = *a++;
-        while (b < b_end) *out++ = *b++;
+    size_t room = (graph->stack_capacity - graph->stack_top) * sizeof(rp_frame_t) / sizeof(rp_queued_t);
+    if (room < count) {
+        heapify(graph);
+        return;
     }
-    /* `ordered` becomes `result`; the other two take the remaining arrays. */
-    size_t others[2], n = 0;
-    for (size_t i = 0; i < 3; i++) {
-        if (i != result) others[n++] = i;
+    /* With room for two runs the sorted run ends in that room, out of the
+     * way of the merged queue, which may reach into `heap`; else it moves
+     * there when it ended in `heap` and the merged queue reaches it. */
+    rp_queued_t *room_start = (rp_queued_t *)(graph->stack + graph->stack_top);
+    rp_queued_t *second_half = room >= 2 * count ? room_start + count : NULL;
+    const rp_queued_t *sorted = sort_by_order(graph->heap, room_start, second_half, count);
+    /* Merged from the end into `ordered`, whose entries move to its start
+     * first: the entry written never overtakes the next one read. */
+    ordered_to_start(graph);
+    size_t pending = graph->ordered_count;
+    if (sorted == graph->heap && pending + 2 * count > graph->queue_capacity) {
+        sorted = memcpy(room_start, sorted, count * sizeof(rp_queued_t));
     }
-    graph->ordered = arrays[result];
-    graph->ordered_capacity = capacities[result];
-    graph->heap = arrays[others[0]];
-    graph->heap_capacity = capacities[others[0]];
-    graph->queue_spare = arrays[others[1]];
-    graph->queue_spare_capacity = capacities[others[1]];
+    size_t a = pending, b = count, out = pending + count;
+    while (b > 0) {
+        const rp_queued_t *next = a > 0 && before(&sorted[b - 1], rp_ordered(graph, a - 1)) ? rp_ordered(graph, --a)
+                                                                                              : &sorted[--b];
+        *rp_ordered(graph, --out) = *next;
+    }
     graph->ordered_head = 0;
     graph->ordered_count = pending + count;
     graph->heap_count = 0;
@@ -186,8 +214,8 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
 
 static rp_queued_t pop_first(rp_graph_t *graph) {
     bool ordered = graph->ordered_head < graph->ordered_count &&
-                   (graph->heap_count == 0 || before(&graph->ordered[graph->ordered_head], &graph->heap[0]));
-    return ordered ? graph->ordered[graph->ordered_head++] : heap_pop(graph);
+                   (graph->heap_count == 0 || before(rp_ordered(graph, graph->ordered_head), &graph->heap[0]));
+    return ordered ? *rp_ordered(graph, graph->ordered_head++) : heap_pop(graph);
 }
 
 /* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
@@ -206,8 +234,8 @@ static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_no
  * the next flush (the next write, read or batch end) takes them up again. */
 static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     rp_enqueue(graph, looping);
-    /* Effects only: an async node keeps its run id where effects keep
-     * `flush_id` (graph.h), which may equal the flush's by chance. */
+    /* Effects only: other nodes keep their readers where effects keep
+     * `flush_id` (graph.h). */
     size_t count = 0;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -228,9 +256,9 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     /* Sorted by creation order: slots are reused, so slot order is not it. */
     for (size_t i = 1; i < count; i++) {
         rp_node_t node = nodes[i];
-        uint64_t order = rp_rec(graph, node.slot)->order;
+        uint64_t order = *rp_order(graph, node.slot);
         size_t j = i;
-        for (; j > 0 && rp_rec(graph, nodes[j - 1].slot)->order > order; j--) nodes[j] = nodes[j - 1];
+        for (; j > 0 && *rp_order(graph, nodes[j - 1].slot) > order; j--) nodes[j] = nodes[j - 1];
         nodes[j] = node;
     }
     return RP_ELOOP;
@@ -246,12 +274,20 @@ rp_status_t rp_flush(rp_graph_t *graph) {
     if (graph->flushing) return RP_OK;
     merge_queued_out_of_order(graph);
     graph->flushing = true;
-    graph->flush_id++;
+    if (++graph->flush_id == 0) {
+        /* Wrapped around (once in 2^32 flushes): no effect may keep the id of
+         * a flush that the next ones would repeat. */
+        for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+            rp_node_rec_t *rec = rp_rec(graph, slot);
+            if ((rec->flags & RP_F_LIVE) && rec->kind == RP_KIND_EFFECT) rec->flush_id = 0;
+        }
+        graph->flush_id = 1;
+    }
     rp_status_t result = RP_OK;
     while (!rp_queue_empty(graph)) {
         rp_queued_t entry = pop_first(graph);
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
-        if (rec->order != entry.order) continue; /* freed since it was queued */
+        if (rec->generation != entry.generation) continue; /* freed since it was queued */
         rec->flags &= (uint16_t)~RP_F_QUEUED;
         if (rec->flags & RP_F_DEFERRED) {
             /* Its host runs it: it stays marked until the update, so later
@@ -264,7 +300,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             rp_status_t status = refresh_effect(graph, entry.slot, rec, &run);
             if (status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
-                if (rec->order == entry.order) rp_enqueue(graph, entry.slot);
+                if (rec->generation == entry.generation) rp_enqueue(graph, entry.slot);
                 result = status;
                 break;
             }
@@ -272,7 +308,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         /* Not dirty yet still PENDING: a compute wrote while the walk checked
          * it, so it checks again later in this flush, counted like a run so
          * that it cannot spin. */
-        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->order == entry.order;
+        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
         if (!run && !recheck) continue;
         if (rec->flush_id != graph->flush_id) {
             rec->flush_id = graph->flush_id;

@@ -12,17 +12,20 @@
 
 #include <string.h>
 
-static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint32_t *capacity, uint32_t needed) {
-    if (needed <= *capacity) return RP_OK;
-    unsigned size_class = rp_edge_class_for(needed < 2 ? 2 : needed);
+/* Edge arrays start with room for one edge (most nodes read one node, or are
+ * read by one) and double. */
+static rp_status_t ensure_capacity(rp_graph_t *graph, rp_edge_t **edges, uint8_t *edges_class, uint32_t needed) {
+    uint32_t capacity = rp_edge_capacity(*edges_class);
+    if (needed <= capacity) return RP_OK;
+    unsigned size_class = rp_edge_class_for(needed);
     rp_edge_t *grown = rp_arena_block_alloc(&graph->arena, size_class);
     if (grown == NULL) return RP_ENOMEM;
-    if (*capacity) {
-        memcpy(grown, *edges, sizeof(rp_edge_t) * *capacity);
-        rp_arena_block_free(&graph->arena, *edges, rp_edge_class_for(*capacity));
+    if (capacity) {
+        memcpy(grown, *edges, sizeof(rp_edge_t) * capacity);
+        rp_arena_block_free(&graph->arena, *edges, *edges_class);
     }
     *edges = grown;
-    *capacity = rp_edge_class_capacity(size_class);
+    *edges_class = (uint8_t)size_class;
     return RP_OK;
 }
 
@@ -40,8 +43,9 @@ static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
     if (graph->callbacks.unwatched == NULL || (rec->flags & RP_F_UNWATCH)) return;
     if (graph->unwatch_count == graph->unwatch_capacity) {
         /* Full of entries already delivered or cancelled: keep one per node
-         * still waiting. At most one per live node remains, and the capacity
-         * exceeds the live nodes, so there is room afterwards. */
+         * still waiting. At most one per live node that can have readers
+         * remains, and the capacity exceeds their number, so there is room
+         * afterwards. */
         size_t kept = 0;
         for (size_t i = graph->unwatch_head; i < graph->unwatch_count; i++) {
             rp_unwatch_t entry = graph->unwatch[i];
@@ -127,8 +131,13 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
         rp_status_t cycle = rp_async_check_cycle(graph, sub, dep);
         if (cycle) return cycle;
     }
-    rp_status_t status = ensure_capacity(graph, &s->deps, &s->deps_capacity, s->ndeps + 1);
-    if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_capacity, d->nsubs + 1);
+    /* A second reader: one more frame of room for propagations. */
+    rp_status_t status = RP_OK;
+    if (d->nsubs == 1 && graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity) {
+        status = rp_stack_reserve(graph, 1);
+    }
+    if (status == RP_OK) status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
+    if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_class, d->nsubs + 1);
     if (status) return status;
     uint32_t position = s->ndeps++;
     s->deps[position] = (rp_edge_t){dep, d->nsubs, d};
@@ -137,6 +146,10 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     s->cursor = cursor + 1;
     d->read_stamp = s->run_stamp;
     graph->live_edges++;
+    if (d->nsubs == 2) {
+        graph->shared_nodes++;
+        rp_stack_limit_update(graph);
+    }
     if (d->nsubs == 1) {
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
@@ -155,6 +168,10 @@ void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
         last.rec->deps[last.mirror].mirror = position;
     }
     graph->live_edges--;
+    if (d->nsubs == 1) {
+        graph->shared_nodes--;
+        rp_stack_limit_update(graph);
+    }
     if (d->nsubs == 0) queue_unwatched(graph, dep);
 }
 

@@ -66,22 +66,38 @@ static long note_run(th_world_t *w, th_node_t *self)
  * a permutation of their creation order, with creation orders spread over
  * more than one byte, two disposed while queued and two more queued in their
  * place (so the queue holds more entries than its room for live effects): one
- * flush runs the live ones in creation order, once each. */
-static void many_effects_reached_out_of_order_run_in_creation_order(void)
+ * flush runs the live ones in creation order, once each. The flush sorts them
+ * in the walk stack's free room, which grows with the nodes read by two or
+ * more (`shared` sources get a second reader) and with the deepest walk (a
+ * chain `deep` long, re-validated once): with room for two runs, the sort
+ * ends there; with room for one, it ends in the queue's array and moves out
+ * of the merge's way; with four sources and no room, the flush takes them
+ * from a heap. */
+static void many_effects_reached_out_of_order_run_in_creation_order(const char *scenario, int source_count,
+                                                                     int shared, int deep)
 {
-    harness_begin("many_effects_reached_out_of_order_run_in_creation_order");
+    harness_begin(scenario);
     enum { N = 512 };
     th_world_t w;
-    th_init(&w, 2 * N + 8, 0);
+    th_init(&w, 5 * N + 8, 0);
     th_node_t *sources[N], *effects[N];
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < source_count; i++)
         sources[i] = th_source(&w, "s", 0);
-    /* 7 is prime to N: effect i reads source 7i mod N, and writing the sources
-     * in index order reaches the effects out of creation order. */
+    for (int i = 0; i < shared; i++)
+        CHECK_EQ(th_read(&w, th_computed(&w, "r", th_sum, 0, sources[i], NULL)), 0);
+    th_node_t *chain = th_source(&w, "c", 0), *root = chain;
+    for (int i = 0; i < deep; i++)
+        chain = th_computed(&w, "c", th_sum, 1, chain, NULL);
+    CHECK_EQ(th_read(&w, chain), deep);
+    CHECK_ST(th_write(&w, root, 1), RP_OK);
+    CHECK_EQ(th_read(&w, chain), deep + 1);
+    /* 7 is prime to the source counts: effect i reads source 7i mod that
+     * count, and writing the sources in index order reaches the effects out
+     * of creation order. */
     for (int i = 0; i < N; i++)
-        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 7) % N], NULL);
+        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 7) % source_count], NULL);
     CHECK_ST(rp_batch_begin(w.g), RP_OK);
-    for (int j = 0; j < N; j++)
+    for (int j = 0; j < source_count; j++)
         CHECK_ST(th_write(&w, sources[j], 1), RP_OK);
     CHECK_ST(th_dispose(&w, effects[5]), RP_OK);
     CHECK_ST(th_dispose(&w, effects[200]), RP_OK);
@@ -104,6 +120,39 @@ static void many_effects_reached_out_of_order_run_in_creation_order(void)
     CHECK_EQ(effects[0]->runs, 2);
     CHECK_EQ(late1->runs, 2);
     CHECK_EQ(late2->runs, 2);
+    th_done(&w);
+}
+
+/* Effects created in a batch while others wait in the flush queue, both in
+ * creation order and out of it, make the queue grow twice (it holds an entry
+ * per effect): the waiting ones still run once each, in creation order. */
+static void effects_created_while_others_wait_keep_the_queue_in_order(void)
+{
+    harness_begin("effects_created_while_others_wait_keep_the_queue_in_order");
+    enum { WAITING = 16, LATE = 20 };
+    th_world_t w;
+    th_init(&w, 64, 0);
+    th_node_t *sources[4], *effects[WAITING];
+    for (int i = 0; i < 4; i++)
+        sources[i] = th_source(&w, "s", 0);
+    /* Effect i reads source 3i mod 4: writing the sources in index order
+     * reaches effects 0, 4, 8, 12 in creation order, the others after them. */
+    for (int i = 0; i < WAITING; i++)
+        effects[i] = th_effect(&w, "e", note_run, i, sources[(i * 3) % 4], NULL);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    for (int j = 0; j < 4; j++)
+        CHECK_ST(th_write(&w, sources[j], 1), RP_OK);
+    noted_count = 0;
+    for (int i = 0; i < LATE; i++)
+        th_effect(&w, "late", note_run, WAITING + i, sources[i % 4], NULL);
+    CHECK_EQ(noted_count, LATE); /* each ran once, at its creation */
+    noted_count = 0;
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(noted_count, WAITING);
+    for (size_t i = 0; i < noted_count && i < WAITING; i++)
+        CHECK_EQ(noted_runs[i], (long)i);
+    for (int i = 0; i < WAITING; i++)
+        CHECK_EQ(effects[i]->runs, 2);
     th_done(&w);
 }
 
@@ -533,7 +582,11 @@ static void running_an_effect_explicitly(void)
 int main(void)
 {
     effects_run_in_creation_order();
-    many_effects_reached_out_of_order_run_in_creation_order();
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (sorted in the room)", 512, 512,
+                                                            600);
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (sorted, moved)", 512, 300, 0);
+    many_effects_reached_out_of_order_run_in_creation_order("many effects out of order (heap)", 4, 0, 0);
+    effects_created_while_others_wait_keep_the_queue_in_order();
     nested_batches_run_effects_at_the_outermost_end();
     an_effect_run_is_an_implicit_batch();
     effects_writing_their_dependencies_settle();

@@ -253,7 +253,7 @@ static bool fail_scenario(long fail_at)
     fail_run_t run;
     memset(&run, 0, sizeof run);
     th_world_t *w = &run.w;
-    th_setup(w, 64, 0);
+    th_setup(w, 128, 0);
     w->alloc.fail_at = fail_at;
     rp_status_t st = RP_ENOMEM;
     for (int tries = 0; tries < 2 && st == RP_ENOMEM; tries++) {
@@ -295,6 +295,16 @@ static bool fail_scenario(long fail_at)
     for (int i = 0; i < 40; i += 2)
         CHECK_ST(th_dispose(w, readers[i]), RP_OK);
     CHECK_EQ(get(&run, readers[1]), 9 + 5 + 1);
+    /* A re-validation walk deeper than any before grows the walk stack on
+     * the way (its first evaluation nests computes instead of walking): 75
+     * frames, where the room kept for propagation leaves less. */
+    th_node_t *chain[75];
+    chain[0] = make(&run, "chain", RP_KIND_COMPUTED, th_sum, 1, a, NULL);
+    for (int i = 1; i < 75; i++)
+        chain[i] = make(&run, "chain", RP_KIND_COMPUTED, th_sum, 1, chain[i - 1], NULL);
+    CHECK_EQ(get(&run, chain[74]), 5 + 75);
+    put(&run, a, 6);
+    CHECK_EQ(get(&run, chain[74]), 6 + 75);
 
     CHECK_EQ(run.altered, 0);
     CHECK_EQ(run.invalid, 0);

@@ -55,7 +55,8 @@ final class DeclarationStore {
     }
 
     /// Opens a read section on the instance in `index`'s slot (recording the read, as a node read does) without
-    /// taking the lock or a reference. The section's object is nil when the slot is empty, the node has left the
+    /// taking the lock or a reference; inside an evaluation of `runtime` (`evaluating`), reads as a body reads a
+    /// node, with no section to open. The section's object is nil when the slot is empty, the node has left the
     /// graph meanwhile, or the read needs the general path (a read an async run may make, or any failure, which
     /// the general path reports); then no section is open.
     @inline(__always)
@@ -63,9 +64,16 @@ final class DeclarationStore {
         var entry = ripple_slot_entry()
         let miss = DeclaredReadSection(object: nil, ticket: 0, runtime: Unmanaged.passUnretained(runtime))
         guard ripple_slot_table_load(slots, index, &entry) else { return miss }
-        if !evaluating, ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
-        var section = rp_read_section_t()
         let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
+        if evaluating {
+            // Inside an evaluation of `runtime` on this thread, which holds the graph until the evaluation returns:
+            // a read as a node's inside a body (`RippleNode.beginRead`), one engine call and no section to end.
+            guard rp_node_read(runtime.graph, handle) == .RP_OK else { return miss }
+            return DeclaredReadSection(
+                object: entry.object, ticket: DeclaredReadSection.noSection, runtime: miss.runtime)
+        }
+        if ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
+        var section = rp_read_section_t()
         guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
         // The node is in the graph and cannot leave it before the section ends: its object is alive until then.
         return DeclaredReadSection(object: entry.object, ticket: section.ticket, runtime: miss.runtime)
@@ -284,6 +292,9 @@ struct DeclaredReadSection {
     let ticket: UInt32
     /// The runtime the read goes to, unretained (the caller's runtime, alive for the read).
     @usableFromInline let runtime: Unmanaged<Runtime>
+
+    /// The ticket of a read inside an evaluation, which opens no section (the engine's tickets are never 0).
+    static let noSection: UInt32 = 0
 }
 
 /// The read path of declarations, split as a node read is (`RippleNode.beginRead`/`endRead`): the generic,
@@ -308,9 +319,11 @@ enum DeclaredReads {
     @usableFromInline
     static func end(_ section: DeclaredReadSection) {
         section.runtime._withUnsafeGuaranteedRef { runtime in
-            var readSection = rp_read_section_t(ticket: section.ticket)
-            let status = rp_node_read_end(runtime.graph, &readSection)
-            if _slowPath(status != .RP_OK) { runtime.fail(status, "reading a declaration", node: nil) }
+            if section.ticket != DeclaredReadSection.noSection {
+                var readSection = rp_read_section_t(ticket: section.ticket)
+                let status = rp_node_read_end(runtime.graph, &readSection)
+                if _slowPath(status != .RP_OK) { runtime.fail(status, "reading a declaration", node: nil) }
+            }
             runtime.declarations.runHooksIfPending()
         }
     }

@@ -23,12 +23,15 @@
 #include "graph.h"
 
 /* A re-validation walk keeps room for its next frame at `top` (its local copy
- * of the stack top): false when the stack had to grow (the walk went deeper
- * than any before) and could not. The caller reloads its copy of the stack. */
-static inline bool walk_room(rp_graph_t *graph, size_t top) {
+ * of the stack top), and `*stack` is its copy of the stack: false when the
+ * stack had to grow (the walk went deeper than any before) and could not. The
+ * copy is reloaded only when the stack grew (moved). */
+static inline bool walk_room(rp_graph_t *graph, size_t top, rp_frame_t **stack) {
     if (__builtin_expect(top < graph->stack_limit, 1)) return true;
     graph->stack_top = top;
-    return rp_stack_reserve(graph, 1) == RP_OK;
+    if (rp_stack_reserve(graph, 1) != RP_OK) return false;
+    *stack = graph->stack;
+    return true;
 }
 
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
@@ -297,8 +300,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     /* `rec` is current's record, kept along with it. Room for the next frame
      * is kept on every descent: the frame pushed for a DIRTY dependency or a
      * cycle report takes it without a test. */
-    if (!walk_room(graph, top)) return RP_ENOMEM;
-    stack = graph->stack;
+    if (!walk_room(graph, top, &stack)) return RP_ENOMEM;
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         /* Re-validate the dependencies of `current` from `position` on. */
@@ -315,8 +317,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rec = dep_rec;
                 position = 0;
                 dep_rec->flags = flags | RP_F_CHECKING;
-                if (!walk_room(graph, top)) goto no_room;
-                stack = graph->stack;
+                if (!walk_room(graph, top, &stack)) goto no_room;
                 continue;
             }
             if (flags & RP_F_COMPUTING) {

@@ -155,16 +155,11 @@ rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t tracer, void *con
      * array, once made, stays (a traced walk in progress may still write it)
      * and grows with the slots (rp_reserve_for_node). */
     if (tracer != NULL && graph->tracer == NULL) {
-        if (graph->causes == NULL || graph->causes_capacity < graph->nslots) {
-            size_t capacity = graph->nslots < 16 ? 16 : graph->nslots;
-            uint32_t *causes = rp_arena_raw_alloc(&graph->arena, sizeof(uint32_t) * capacity);
-            if (causes == NULL) {
-                rp_exclusive_exit(graph);
-                return RP_ENOMEM;
-            }
-            rp_arena_raw_free(&graph->arena, graph->causes, sizeof(uint32_t) * graph->causes_capacity);
-            graph->causes = causes;
-            graph->causes_capacity = capacity;
+        /* At least one slot's worth, so that the array exists. */
+        rp_status_t status = rp_causes_reserve(graph, graph->nslots ? graph->nslots : 1);
+        if (status) {
+            rp_exclusive_exit(graph);
+            return status;
         }
         for (uint32_t slot = 0; slot < graph->nslots; slot++) graph->causes[slot] = RP_NO_SLOT;
     }

@@ -330,6 +330,8 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot);
 /* Grows the walk stack by at least `frames` frames above `stack_top` and the
  * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
 rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
+/* Makes the tracer's per-slot `causes` cover `slots` slots (node.c). */
+rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots);
 /* The frames a propagation may push: one per node read by two or more. */
 static inline size_t rp_stack_room(const rp_graph_t *graph) {
     return graph->shared_nodes;

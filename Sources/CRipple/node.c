@@ -24,6 +24,10 @@ rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
     return status;
 }
 
+rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots) {
+    return grow(&graph->arena, (void **)&graph->causes, &graph->causes_capacity, sizeof(uint32_t), slots);
+}
+
 /* Makes the flush queue's array hold `needed` entries: `heap` keeps its
  * place at the front, `ordered` moves to the new back. */
 static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
@@ -72,10 +76,7 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
         (status = grow(arena, (void **)&graph->async_runs, &graph->async_runs_capacity, sizeof(uint64_t), slots))) {
         return status;
     }
-    if (graph->causes != NULL &&
-        (status = grow(arena, (void **)&graph->causes, &graph->causes_capacity, sizeof(uint32_t), slots))) {
-        return status;
-    }
+    if (graph->causes != NULL && (status = rp_causes_reserve(graph, slots))) return status;
     if (graph->free_head == RP_NO_SLOT && graph->nslots == graph->npages * RP_PAGE_NODES) {
         size_t pages_capacity = graph->pages_capacity;
         if ((status = grow(arena, (void **)&graph->pages, &pages_capacity, sizeof(*graph->pages), graph->npages + 1))) {

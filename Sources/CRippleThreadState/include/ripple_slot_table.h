@@ -42,26 +42,35 @@ void ripple_slot_table_destroy(ripple_slot_table *table);
  * not be allocated. */
 bool ripple_slot_table_store(ripple_slot_table *table, long index, ripple_slot_entry entry);
 
-/* Loads the entry at `index` into `out`; false when there is none. */
-static inline bool ripple_slot_table_load(const ripple_slot_table *table, long index, ripple_slot_entry *out) {
-    if (index < 0 || index >= (long)RIPPLE_SLOT_CHUNK * RIPPLE_SLOT_CHUNKS) return false;
+/* The entry at `index`, with a NULL object when there is none. Returned by
+ * value, so that a caller inlining it keeps the entry in registers. */
+static inline ripple_slot_entry ripple_slot_table_get(const ripple_slot_table *table, long index) {
+    ripple_slot_entry out = {0};
+    /* One unsigned comparison rejects negative indexes too. */
+    if ((unsigned long)index >= (unsigned long)RIPPLE_SLOT_CHUNK * RIPPLE_SLOT_CHUNKS) return out;
     /* Pairs with the release store that published the chunk. */
     ripple_slot_entry *chunk = __atomic_load_n(&table->chunks[index / RIPPLE_SLOT_CHUNK], __ATOMIC_ACQUIRE);
-    if (chunk == NULL) return false;
+    if (chunk == NULL) return out;
     ripple_slot_entry *entry = &chunk[index % RIPPLE_SLOT_CHUNK];
     for (;;) {
         /* Pairs with the writer's final release store of the sequence. */
         unsigned long before = __atomic_load_n(&table->sequence, __ATOMIC_ACQUIRE);
         if (before & 1UL) continue;
-        out->object = __atomic_load_n(&entry->object, __ATOMIC_RELAXED);
-        out->slot = __atomic_load_n(&entry->slot, __ATOMIC_RELAXED);
-        out->generation = __atomic_load_n(&entry->generation, __ATOMIC_RELAXED);
-        out->graph_tag = __atomic_load_n(&entry->graph_tag, __ATOMIC_RELAXED);
+        out.object = __atomic_load_n(&entry->object, __ATOMIC_RELAXED);
+        out.slot = __atomic_load_n(&entry->slot, __ATOMIC_RELAXED);
+        out.generation = __atomic_load_n(&entry->generation, __ATOMIC_RELAXED);
+        out.graph_tag = __atomic_load_n(&entry->graph_tag, __ATOMIC_RELAXED);
         /* Orders the entry's loads before the second sequence load (pairs with
          * the writer's release fence after it made the sequence odd). */
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) return out->object != NULL;
+        if (__atomic_load_n(&table->sequence, __ATOMIC_RELAXED) == before) return out;
     }
+}
+
+/* Loads the entry at `index` into `out`; false when there is none. */
+static inline bool ripple_slot_table_load(const ripple_slot_table *table, long index, ripple_slot_entry *out) {
+    *out = ripple_slot_table_get(table, index);
+    return out->object != NULL;
 }
 
 /* Adds 1 to `counter` and returns the value before (relaxed). */

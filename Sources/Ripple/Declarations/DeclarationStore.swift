@@ -17,7 +17,7 @@ final class DeclarationStore {
     /// Guards every stored property below; never held while calling into the graph or into user code.
     private let lock = SpinLock()
     /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
-    /// read without it by ``read(_:in:_:)`` (ripple_slot_table.h).
+    /// read without it by `beginDeclaredRead(_:)` (ripple_slot_table.h).
     let slots: UnsafeMutablePointer<ripple_slot_table>
     /// The member table of each family, by its index; created on the family's first use in this runtime.
     private var familyTables: [Int: AnyObject] = [:]
@@ -52,31 +52,6 @@ final class DeclarationStore {
         ripple_slot_table_destroy(slots)
         lock.deallocate()
         pendingCount.deallocate()
-    }
-
-    /// Opens a read section on the instance in `index`'s slot (recording the read, as a node read does) without
-    /// taking the lock or a reference; inside an evaluation of `runtime` (`evaluating`), reads as a body reads a
-    /// node, with no section to open. The section's object is nil when the slot is empty, the node has left the
-    /// graph meanwhile, or the read needs the general path (a read an async run may make, or any failure, which
-    /// the general path reports); then no section is open.
-    @inline(__always)
-    func beginRead(_ index: Int, in runtime: Runtime, evaluating: Bool) -> DeclaredReadSection {
-        var entry = ripple_slot_entry()
-        let miss = DeclaredReadSection(object: nil, ticket: 0, runtime: Unmanaged.passUnretained(runtime))
-        guard ripple_slot_table_load(slots, index, &entry) else { return miss }
-        let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
-        if evaluating {
-            // Inside an evaluation of `runtime` on this thread, which holds the graph until the evaluation returns:
-            // a read as a node's inside a body (`RippleNode.beginRead`), one engine call and no section to end.
-            guard rp_node_read(runtime.graph, handle) == .RP_OK else { return miss }
-            return DeclaredReadSection(
-                object: entry.object, ticket: DeclaredReadSection.noSection, runtime: miss.runtime)
-        }
-        if ripple_counter_load(runtime.asyncRunsInFlight) != 0 { return miss }
-        var section = rp_read_section_t()
-        guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
-        // The node is in the graph and cannot leave it before the section ends: its object is alive until then.
-        return DeclaredReadSection(object: entry.object, ticket: section.ticket, runtime: miss.runtime)
     }
 
     /// The live node in `index`'s slot, retained, or nil.
@@ -283,48 +258,3 @@ protocol FamilyTableProtocol: AnyObject {
 // section of their node. So sharing it between threads is safe.
 extension DeclarationStore: @unchecked Sendable {}
 extension FamilyTable: @unchecked Sendable {}
-
-/// A read of a declaration's instance in progress: the instance's object (nil: take the general path), and what
-/// ends the read. Built by `DeclaredReads.begin(_:)`; the inlined accessors load the value in between.
-@usableFromInline
-struct DeclaredReadSection {
-    @usableFromInline let object: UnsafeMutableRawPointer?
-    let ticket: UInt32
-    /// The runtime the read goes to, unretained (the caller's runtime, alive for the read).
-    @usableFromInline let runtime: Unmanaged<Runtime>
-
-    /// The ticket of a read inside an evaluation, which opens no section (the engine's tickets are never 0).
-    static let noSection: UInt32 = 0
-}
-
-/// The read path of declarations, split as a node read is (`RippleNode.beginRead`/`endRead`): the generic,
-/// inlinable accessor loads the value between these two calls, so that it is specialized in the caller's module.
-@usableFromInline
-enum DeclaredReads {
-    /// Starts a read of the declaration at `index` in the runtime declarations use now.
-    @usableFromInline
-    static func begin(_ index: Int) -> DeclaredReadSection {
-        // Inside an evaluation (the common case), the runtime is the thread's evaluating one: used without a
-        // reference count, as `Runtime.forDeclarations` would return it.
-        if let evaluating = EvaluationThreadState.innermost {
-            return Unmanaged<Runtime>.fromOpaque(evaluating)._withUnsafeGuaranteedRef { runtime in
-                runtime.declarations.beginRead(index, in: runtime, evaluating: true)
-            }
-        }
-        let runtime = Runtime.current
-        return runtime.declarations.beginRead(index, in: runtime, evaluating: false)
-    }
-
-    /// Ends a read that `begin(_:)` opened (its object was not nil).
-    @usableFromInline
-    static func end(_ section: DeclaredReadSection) {
-        section.runtime._withUnsafeGuaranteedRef { runtime in
-            if section.ticket != DeclaredReadSection.noSection {
-                var readSection = rp_read_section_t(ticket: section.ticket)
-                let status = rp_node_read_end(runtime.graph, &readSection)
-                if _slowPath(status != .RP_OK) { runtime.fail(status, "reading a declaration", node: nil) }
-            }
-            runtime.declarations.runHooksIfPending()
-        }
-    }
-}

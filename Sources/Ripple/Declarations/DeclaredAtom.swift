@@ -71,16 +71,16 @@ public final class DeclaredAtom<Value>: Sendable {
     @inlinable
     public var value: Value {
         get {
-            let section = DeclaredReads.begin(declaration.index)
+            let section = beginDeclaredRead(declaration.index)
             guard let object = section.object else { return slowValue(in: section.runtime) }
             let value = Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
-            DeclaredReads.end(section)
+            if _slowPath(section.mustEnd) { endDeclaredRead(section) }
             return value
         }
         set { node.value = newValue }
     }
 
-    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`).
+    /// A read that creates the instance, or that a node read handles better (see `beginDeclaredRead(_:)`).
     @usableFromInline
     func slowValue(in runtime: Unmanaged<Runtime>) -> Value {
         instance(in: runtime.takeUnretainedValue()).value

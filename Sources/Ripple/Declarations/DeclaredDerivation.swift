@@ -63,15 +63,15 @@ public final class DeclaredDerivation<Value>: Sendable {
     /// Threading: from any thread.
     @inlinable
     public var value: Value {
-        let section = DeclaredReads.begin(declaration.index)
+        let section = beginDeclaredRead(declaration.index)
         guard let object = section.object else { return slowValue() }
         let value = Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
-        DeclaredReads.end(section)
+        if _slowPath(section.mustEnd) { endDeclaredRead(section) }
         return value
     }
 
-    /// A read that creates the instance, or that a node read handles better (see `DeclaredReads`); then runs the
-    /// update hooks its recomputation queued, if it is outermost.
+    /// A read that creates the instance, or that a node read handles better (see `beginDeclaredRead(_:)`); then
+    /// runs the update hooks its recomputation queued, if it is outermost.
     @usableFromInline
     func slowValue() -> Value {
         let node = node

@@ -87,7 +87,11 @@ public final class Runtime {
 
     /// The instances of declared state in this runtime (``DeclaredAtom``, ``DeclaredDerivation``, families), their
     /// overrides and their pending lifecycle hooks.
-    let declarations = DeclarationStore()
+    let declarations: DeclarationStore
+
+    /// The slot table of ``declarations``, read without a lock by a declaration's read (`beginDeclaredRead(_:)`):
+    /// kept here so that a read inside a body reaches it in one load from the evaluating runtime.
+    let declarationSlots: UnsafeMutablePointer<ripple_slot_table>
 
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
@@ -156,6 +160,9 @@ public final class Runtime {
         )
         self.settleBound = settleBound
         self.tracksObservableReads = tracksObservableReads
+        let declarations = DeclarationStore()
+        self.declarations = declarations
+        declarationSlots = declarations.slots
         state = .allocate(capacity: 1)
         state.initialize(to: RuntimeState())
         asyncRunsInFlight = .allocate(capacity: 1)

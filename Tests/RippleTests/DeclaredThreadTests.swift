@@ -9,6 +9,8 @@ private let racedTwice = declare.derived { raced.value * 2 }
 private let racedMember = declare.atomFamily { (key: Int) in key }
 private let steady = declare.atom { 5 }
 private let steadyTwice = declare.derived { steady.value * 2 }
+private let churned = declare.atom { 5 }
+private let churnedPlusOne = declare.derived { churned.value + 1 }
 
 /// Declarations used from many threads at once in one runtime: the first uses race to create one instance, and
 /// lock-free reads race with releases (run under TSan by scripts/test). Serialized, and the second test reads
@@ -57,5 +59,55 @@ private let steadyTwice = declare.derived { steady.value * 2 }
         #expect(withIsolatedRuntime(using: runtime) { racedMember.instanceCount } == 0)
         #expect(runtime.declaredInstanceCount == 0)
     }
-}
 
+    /// The lock-free slot look-up of a read inside a body, against instances installed, written and taken out
+    /// by other threads: a body sees the default or the write, never another instance's node or a freed one.
+    @Test(arguments: [2, 4, 8])
+    func readsInBodiesRaceWithInstancesComingAndGoing(threads: Int) {
+        let runtime = Runtime()
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            withIsolatedRuntime(using: runtime) {
+                for _ in 0..<500 {
+                    if thread % 2 == 0 {
+                        let held = churned.node  // found or created, written, released as `held` goes
+                        held.value = 1_000
+                    } else {
+                        let body = derive { churned.value }
+                        let value = body.value
+                        #expect(value == 5 || value == 1_000)
+                        let plusOne = churnedPlusOne.value
+                        #expect(plusOne == 6 || plusOne == 1_001)
+                    }
+                }
+            }
+        }
+        #expect(runtime.declaredInstanceCount == 0)
+    }
+
+    /// Reads inside a body while another thread installs instances of new declarations, which grows the runtime's
+    /// table by copy: a reader that loaded the old array still finds the instance there.
+    @Test func readsInBodiesRaceWithTheTableGrowing() {
+        let runtime = Runtime()
+        let many = (0..<2_000).map { index in declare.atom { index } }
+        withIsolatedRuntime(using: runtime) {
+            let held = churned.node
+            let tripled = derive { churned.value * 3 }
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                withIsolatedRuntime(using: runtime) {
+                    if thread == 0 {
+                        let nodes = many.map(\.node)  // installed one by one: the table grows several times
+                        #expect(nodes.enumerated().allSatisfy { $0.element.value == $0.offset })
+                        #expect(runtime.declaredInstanceCount == 2_001)
+                    } else {
+                        for _ in 0..<2_000 {
+                            tripled.refresh()
+                            #expect(tripled.value == 15)
+                        }
+                    }
+                }
+            }
+            #expect(runtime.declaredInstanceCount == 1)  // the others went with `nodes`
+            withExtendedLifetime(held) {}
+        }
+    }
+}

@@ -81,7 +81,7 @@ final class DeclarationStore {
                 object: Unmanaged.passUnretained(node).toOpaque(), slot: handle.slot, generation: handle.generation,
                 graph_tag: handle.graph_tag)
             guard ripple_slot_table_store(slots, index, entry) else {
-                fatalError("Ripple: more than \(RIPPLE_SLOT_CHUNK * RIPPLE_SLOT_CHUNKS) declarations, or out of memory.")
+                fatalError("Ripple: out of memory growing a runtime's table of declared instances.")
             }
             liveCount += 1
             if keepAlive { keptAlive.append(node) }

@@ -72,18 +72,28 @@ public final class DeclaredAtom<Value>: Sendable {
     public var value: Value {
         get {
             let section = beginDeclaredRead(declaration.index)
-            guard let object = section.object else { return slowValue(in: section.runtime) }
-            let value = Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
-            if _slowPath(section.mustEnd) { endDeclaredRead(section) }
+            // Inside an evaluation, the common case: nothing to end.
+            if _fastPath(section.isHeldByEvaluation) { return Self.value(of: section.object.unsafelyUnwrapped) }
+            guard let object = section.object else { return instance(forReadIn: section.runtime).value }
+            let value = Self.value(of: object)
+            endDeclaredRead(section)
             return value
         }
         set { node.value = newValue }
     }
 
-    /// A read that creates the instance, or that a node read handles better (see `beginDeclaredRead(_:)`).
+    /// The value of the instance `object` points to, inside a read that keeps it alive.
+    @inlinable @inline(__always)
+    static func value(of object: UnsafeMutableRawPointer) -> Value {
+        Unmanaged<AtomObject<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.latest }
+    }
+
+    /// The instance in `runtime`, created if it has none: for a read that creates it, or that a node read handles
+    /// better (see `beginDeclaredRead(_:)`). The accessor reads the node it returns (a pointer, where a value of a
+    /// generic type would come back through memory and cost the common path a store and a load).
     @usableFromInline
-    func slowValue(in runtime: Unmanaged<Runtime>) -> Value {
-        instance(in: runtime.takeUnretainedValue()).value
+    func instance(forReadIn runtime: Unmanaged<Runtime>) -> AtomObject<Value> {
+        instance(in: runtime.takeUnretainedValue())
     }
 
     /// Reads and writes the instance's value in one atomic step, as ``AtomObject/update(_:)``.

@@ -64,20 +64,33 @@ public final class DeclaredDerivation<Value>: Sendable {
     @inlinable
     public var value: Value {
         let section = beginDeclaredRead(declaration.index)
-        guard let object = section.object else { return slowValue() }
-        let value = Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
-        if _slowPath(section.mustEnd) { endDeclaredRead(section) }
+        // Inside an evaluation, the common case: nothing to end.
+        if _fastPath(section.isHeldByEvaluation) { return Self.value(of: section.object.unsafelyUnwrapped) }
+        guard let object = section.object else {
+            // Read as a node (which creates the instance, or handles the read better: see `beginDeclaredRead(_:)`),
+            // then run the update hooks its recomputation queued, if outermost. The node comes back as a pointer,
+            // where a value of a generic type would come back through memory and cost the common path a store
+            // and a load.
+            let node = node
+            let value = node.value
+            Self.runHooksIfPending(after: node)
+            return value
+        }
+        let value = Self.value(of: object)
+        endDeclaredRead(section)
         return value
     }
 
-    /// A read that creates the instance, or that a node read handles better (see `beginDeclaredRead(_:)`); then
-    /// runs the update hooks its recomputation queued, if it is outermost.
+    /// The value of the instance `object` points to, inside a read that keeps it alive.
+    @inlinable @inline(__always)
+    static func value(of object: UnsafeMutableRawPointer) -> Value {
+        Unmanaged<Derivation<Value>>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.cached.pointee }
+    }
+
+    /// Runs the lifecycle hooks a read of `node` queued, if this thread is outside every batch and evaluation.
     @usableFromInline
-    func slowValue() -> Value {
-        let node = node
-        let value = node.value
+    static func runHooksIfPending(after node: Derivation<Value>) {
         node.runtime.declarations.runHooksIfPending()
-        return value
     }
 
     /// The instance in the current runtime if it has one, without creating it (and without recording a read).

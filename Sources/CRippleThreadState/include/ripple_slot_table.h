@@ -7,9 +7,9 @@
  * with its capacity, so that a look-up is one bounds check and one indexed
  * load. The array grows by copy: the new one is published with a release
  * store, and the old ones stay until the table is destroyed, so a reader never
- * touches freed memory; what a reader finds in an old array (an entry since
- * taken out or replaced) names a node that left the graph, which its read
- * reports (below).
+ * touches freed memory. An entry a reader finds in an old array after it was
+ * taken out or replaced in the new one is what the reader could have found
+ * there a moment earlier: an instance whose deinit has begun (below).
  *
  * An entry is two words, the object and the handle's slot and generation
  * packed in one (the graph tag, the same for every entry, is kept once in the
@@ -20,8 +20,7 @@
  * and generations are never 0, so no handle comes back. A reader that sees a
  * change in progress treats the entry as empty, or as naming no node (see
  * ripple_slot_table_get); either way the caller's general path takes the
- * owner's lock. Writers hold the owner's lock (one writer at a
- * time).
+ * owner's lock. Writers hold the owner's lock (one writer at a time).
  *
  * The entry may name an object whose deinit has begun: the reader opens a read
  * section on the handle (or reads it inside an evaluation, holding the graph),

@@ -73,18 +73,22 @@ func beginDeclaredRead(_ index: Int) -> DeclaredReadSection {
 @inline(never)
 private func beginDeclaredReadOutsideEvaluation(_ index: Int) -> DeclaredReadSection {
     let runtime = Runtime.current
-    let miss = DeclaredReadSection(object: nil, ticket: DeclaredReadSection.missed, runtime: runtime)
     let entry = ripple_slot_table_get(runtime.declarationSlots, index)
-    guard let object = entry.object, ripple_counter_load(runtime.asyncRunsInFlight) == 0 else { return miss }
+    guard let object = entry.object, ripple_counter_load(runtime.asyncRunsInFlight) == 0 else {
+        return DeclaredReadSection.miss(in: runtime)
+    }
     var section = rp_read_section_t()
     let handle = rp_node_t(slot: entry.slot, generation: entry.generation, graph_tag: entry.graph_tag)
-    guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else { return miss }
+    guard rp_node_read_begin(runtime.graph, handle, &section) == .RP_OK else {
+        return DeclaredReadSection.miss(in: runtime)
+    }
     // The node is in the graph and cannot leave it before the section ends: its object is alive until then.
     return DeclaredReadSection(object: object, ticket: section.ticket, runtime: runtime)
 }
 
 /// Ends a read that `beginDeclaredRead(_:)` opened outside an evaluation (its object was not nil and it was not
-/// held by the evaluation), then runs the lifecycle hooks waiting, which the read may have queued (a recomputation's update hooks).
+/// held by the evaluation), then runs the lifecycle hooks waiting, which the read may have queued (a
+/// recomputation's update hooks).
 @usableFromInline
 func endDeclaredRead(_ section: DeclaredReadSection) {
     section.runtime._withUnsafeGuaranteedRef { runtime in

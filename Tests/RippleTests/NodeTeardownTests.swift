@@ -73,6 +73,33 @@ import Testing
         #expect(runtime.checkInvariants() == nil)
     }
 
+    /// An effect bound to a scheduler, its source written in the batch: the flush would hand its scheduler an update
+    /// while its deinit waits for the graph. Asking the effect object for that update would retain and release an
+    /// object whose deinit has begun, which frees it a second time; it leaves the graph unscheduled instead.
+    @Test func scheduledEffectWhoseDeinitBeganIsNotScheduled() async {
+        let runtime = Runtime()
+        let source = inRuntime(runtime) { atom(1) }
+        let scheduler = ManualScheduler()
+        let weakEffect = WeakReference<Effect>()
+        let seen = Locked<[Int]>([])
+        let strong = Locked<Effect?>(
+            inRuntime(runtime) {
+                Effect(on: scheduler) { seen.withLock { $0.append(source.value) } }
+            })
+        weakEffect.object = strong.withLock { $0 }
+        #expect(scheduler.drain() == 1)  // the first run
+        #expect(seen.withLock { $0 } == [1])
+
+        await dropLastReferenceWhileAnotherThreadHoldsTheGraph(
+            runtime: runtime, write: { source.value = 5 }, drop: { strong.withLock { $0 = nil } },
+            deinitBegan: { weakEffect.object == nil })
+
+        #expect(scheduler.pending == 0)
+        #expect(seen.withLock { $0 } == [1])
+        #expect(runtime.liveNodeCount == 1)
+        #expect(runtime.checkInvariants() == nil)
+    }
+
     /// The same race left to chance, many times: a derivation observed by a `values` consumer is freed while
     /// another thread keeps writing its source. Under AddressSanitizer a compute into freed storage is reported.
     @Test func derivationsFreedWhileObservedAndWrittenLeaveNothingBehind() async {

@@ -7,13 +7,14 @@ internal import CRippleThreadState
 // class-method call on RippleNode.
 //
 // A node's deinit can begin on one thread while another thread holds the graph: the deinit then waits in
-// rp_node_dispose, and until it gets the graph the engine may still compute or run the node (a `values` observer
-// does not keep what it observes alive). So a run, and a compute of a node its readers do not retain, first takes a
-// strong reference with `ripple_object_try_retain` (the runtime's `swift_tryRetain`), which fails once the deinit
-// has begun: then the body does not run, and the deinit removes the node as soon as the graph is free. The
-// reference is held for the duration of the body, so the deinit cannot begin meanwhile (the body may drop the last
-// user reference: the deinit then runs when the callback releases it, and the engine defers freeing a node being
-// computed or run until that finishes).
+// rp_node_dispose, and until it gets the graph the engine may still compute, run or schedule the node (a `values`
+// observer does not keep what it observes alive, and nothing keeps an effect alive). Retaining and releasing an
+// object whose deinit has begun would free it a second time, so a run, a scheduling, and a compute of a node its
+// readers do not retain first take a strong reference with `ripple_object_try_retain` (the runtime's
+// `swift_tryRetain`), which fails once the deinit has begun: then the node's code does not run, and the deinit
+// removes the node as soon as the graph is free. The reference is held until the callback returns, so the deinit
+// cannot begin meanwhile (the body may drop the last user reference: the deinit then runs when the callback releases
+// it, and the engine defers freeing a node being computed or run until that finishes).
 extension Runtime {
     static func makeCallbacks(host: UnsafeMutableRawPointer) -> rp_callbacks_t {
         rp_callbacks_t(
@@ -59,11 +60,15 @@ extension Runtime {
             },
             schedule: { _, _, handle, data in
                 // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
-                // where the effect learns its handle.
-                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    if node.handle.generation == 0 { node.handle = handle }  // written once, as in `run`
-                    node.scheduleUpdate()
-                }
+                // where the effect learns its handle. As in `run`, a strong reference first: asking an object whose
+                // deinit has begun (it waits in rp_node_dispose for the graph this thread holds) for an update would
+                // retain and release it, and that release would free it a second time. Such an effect is not
+                // scheduled: it leaves the graph as soon as its deinit gets the graph.
+                let object = data.unsafelyUnwrapped
+                guard ripple_object_try_retain(object) else { return }
+                let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
+                if node.handle.generation == 0 { node.handle = handle }  // written once, as in `run`
+                node.scheduleUpdate()
             },
             watched: { host, _, _, data in
                 // The node gained its first reader: the readers now keep it alive (dependents hold their sources

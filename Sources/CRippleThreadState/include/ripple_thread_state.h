@@ -18,6 +18,7 @@
  * added file does not invalidate the cache) still see it. */
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
+#include "ripple_read_section.h"
 #include "ripple_slot_table.h"
 
 #include <stdbool.h>

@@ -234,10 +234,11 @@ public class RippleNode {
     /// caller loads the node's value in between, and nothing else: a graph call from inside the section
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
     ///
-    /// A read inside an evaluation that failed (a cycle, for instance) returns a ticket that names the failure,
-    /// and ``endRead(_:)`` traps with it: the value the caller loads in between is the node's last one, still
-    /// initialized (a derivation that never computed checks the ticket before it loads anything). So the common
-    /// path uses nothing of `self` after the engine call and keeps no register across it.
+    /// A read inside an evaluation returns the engine's status as the ticket: 0 (``heldByEvaluationTicket``) when
+    /// it succeeded, and otherwise a ticket that names the failure (a cycle, for instance), with which
+    /// ``endRead(_:)`` traps: the value the caller loads in between is the node's last one, still initialized (a
+    /// derivation that never computed checks the ticket before it loads anything). So the common path ends with the
+    /// engine call (a tail call) and keeps nothing across it.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
         // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
@@ -248,18 +249,22 @@ public class RippleNode {
         }
         // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
         // returns: nothing can change between this call and the caller's load, so the read needs no section.
-        let status = rp_node_read(graph, handle)
-        return status == .RP_OK
-            ? RippleNode.heldByEvaluationTicket : RippleNode.failedReadTicketBase | status.rawValue
+        return rp_node_read(graph, handle).rawValue
     }
 
     /// Opens the engine's read section.
     @inline(__always)
     private func beginSection() -> UInt32 {
-        var section = rp_read_section_t()
-        let status = rp_node_read_begin(graph, handle, &section)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-        return section.ticket
+        let result = ripple_read_section_begin(graph, handle)
+        let status = UInt32(truncatingIfNeeded: result)
+        if _slowPath(status != 0) { failSection(status) }
+        return UInt32(truncatingIfNeeded: result >> 32) ^ RippleNode.sectionTicketMark
+    }
+
+    /// Traps for a read section that failed with `status`.
+    @inline(never)
+    private func failSection(_ status: UInt32) -> Never {
+        runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "reading", node: self)
     }
 
     /// ``beginRead()`` outside an evaluation of this runtime on this thread: inside another runtime's (a trap), in an
@@ -278,7 +283,8 @@ public class RippleNode {
         }
         // Before the read: it must not see a value from before the main actor's writes of observed properties.
         if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: runtime) }
-        readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
+        // Inside `withObservationTracking`, Observation records the read.
+        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
         return beginSection()
     }
 
@@ -294,26 +300,29 @@ public class RippleNode {
     @usableFromInline @inline(never)
     final func endSection(_ ticket: UInt32) {
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
-        if _slowPath(ticket & 0xFFFF_0000 == RippleNode.failedReadTicketBase) {
-            runtime.fail(rp_status_t(rawValue: ticket & 0xFFFF) ?? .RP_ECORRUPT, "reading", node: self)
-        }
-        var section = rp_read_section_t(ticket: ticket)
-        let status = rp_node_read_end(graph, &section)
+        if _slowPath(ticket <= RippleNode.failedReadTicketLimit) { failSection(ticket) }
+        let status = ripple_read_section_end(graph, ticket ^ RippleNode.sectionTicketMark)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
     }
 
-    /// The ticket of a read made inside a track section of an async run (never one the engine hands out: those
-    /// are small stripe numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by
-    /// the thread holding the graph).
-    static let trackedForRunTicket = UInt32.max - 1
-
-    /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
-    /// (the engine never hands out 0).
+    /// Tickets, as ``beginRead()`` returns them:
+    /// - 0 (``heldByEvaluationTicket``): a read inside an evaluation of the node's runtime on this thread, no
+    ///   section to end;
+    /// - up to ``failedReadTicketLimit``: the status of such a read that failed (the engine's statuses are small);
+    /// - ``trackedForRunTicket``: a read inside a track section of an async run;
+    /// - anything else: an engine section's ticket xor ``sectionTicketMark``. The engine's tickets are small stripe
+    ///   numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by the thread
+    ///   holding the graph, so marked they are none of the above.
     @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
 
-    /// Or-ed with the status of a read inside an evaluation that failed, as its ticket (the engine's tickets are
-    /// small stripe numbers or within 2 of UInt32.max, so none of them falls in this range).
-    static let failedReadTicketBase: UInt32 = 0x4000_0000
+    /// The largest ticket that is the status of a failed read inside an evaluation.
+    static let failedReadTicketLimit: UInt32 = 0xFFFF
+
+    /// The ticket of a read made inside a track section of an async run.
+    static let trackedForRunTicket: UInt32 = 0x4000_0000
+
+    /// Xor-ed with an engine section's ticket: see ``heldByEvaluationTicket``.
+    static let sectionTicketMark: UInt32 = 0x8000_0000
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
@@ -329,7 +338,7 @@ public class RippleNode {
             var section = rp_read_section_t()
             let status = rp_node_read_begin(graph, handle, &section)
             if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-            return section.ticket
+            return section.ticket ^ RippleNode.sectionTicketMark
         }
         state.pointee.trackedRunNode = run.node  // the graph is held: the section's end finds it here
         var section = rp_read_section_t()
@@ -381,8 +390,11 @@ public class RippleNode {
             || UInt(bitPattern: ripple_thread_state_batching()) == runtime) && !PendingObservedWrites.arePending
     }
 
-    /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.
-    func compute() -> Bool {
+    /// Computes a derivation as the evaluation in progress of its runtime (`host`, the runtime as the engine hands
+    /// it to callbacks): makes it the computing derivation (`RuntimeState.enterEvaluation(host:computing:)`), runs
+    /// its body and sets `changed` to whether the value changed. Called by the engine's compute callback, whose
+    /// work it finishes (the callback calls it last and returns its status).
+    func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
         preconditionFailure("Ripple: internal error: compute() called on \(label), which is not a derivation.")
     }
 

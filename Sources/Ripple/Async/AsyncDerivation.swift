@@ -119,13 +119,12 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
     override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
-        let state = self.state
-        // Not a derivation whose body runs now: a cleanup of the previous run that calls the synchronous onCleanup
-        // is outside any body.
-        let outer = state.pointee.enterEvaluation(host: host)
-        state.pointee.computingDerivation = nil
-        changed.pointee = startRun()
-        state.pointee.exitEvaluation(restoring: outer)
+        changed.pointee = evaluating(host: host) {
+            // Not a derivation whose body runs now: a cleanup of the previous run that calls the synchronous
+            // onCleanup is outside any body.
+            state.pointee.computingDerivation = nil
+            return startRun()
+        }
         return .RP_OK
     }
 

@@ -37,16 +37,12 @@ extension Runtime {
             run: { host, _, handle, data in
                 let object = data.unsafelyUnwrapped
                 guard ripple_object_try_retain(object) else { return }  // its deinit has begun: it stops, unrun
-                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
                 // A first run happens before rp_node_create returns the handle. Written only then: a scheduled
                 // update reads it on another thread without holding the graph.
                 if node.handle.generation == 0 { node.handle = handle }
-                withExtendedLifetime(node) {  // a deinit the release triggers runs after the evaluation ended
-                    let outer = state.pointee.enterEvaluation(host: host)
-                    node.runEffect()
-                    state.pointee.exitEvaluation(restoring: outer)
-                }
+                // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
+                node.run(host: host.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
                 // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is

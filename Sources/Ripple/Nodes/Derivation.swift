@@ -217,11 +217,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
-        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
-        let outer = state.pointee.enterEvaluation(host: host, computing: Unmanaged.passUnretained(self))
-        if _slowPath(prepares) { prepare() }
-        changed.pointee = recompute(self)
-        state.pointee.exitEvaluation(restoring: outer)
+        changed.pointee = evaluating(host: host, computing: Unmanaged.passUnretained(self)) {
+            if _slowPath(prepares) { prepare() }
+            return recompute(self)
+        }
         return .RP_OK
     }
 

@@ -404,7 +404,29 @@ public class RippleNode {
         true
     }
 
-    /// Runs an effect. Called by the engine, with a strong reference held for the duration.
+    /// Runs an effect-kind node as the evaluation in progress of its runtime (`host`, the runtime as the engine
+    /// hands it to callbacks): enters the evaluation, runs ``runEffect()`` and leaves. Called by the engine's run
+    /// callback, with a strong reference held for the duration. ``Effect`` overrides it with its run inlined.
+    func run(host: UnsafeMutableRawPointer) {
+        evaluating(host: host) { runEffect() }
+    }
+
+    /// Runs `body` as the evaluation in progress of this node's runtime (`host`, the runtime as the engine hands it
+    /// to callbacks): between `RuntimeState.enterEvaluation(host:computing:)` and `exitEvaluation(restoring:)`.
+    /// Inlined into each kind's compute or run, so that the engine's callback reaches the node's code through one
+    /// class call and the evaluation costs no frame of its own.
+    @inline(__always)
+    final func evaluating<T>(
+        host: UnsafeMutableRawPointer, computing: Unmanaged<RippleNode>? = nil, _ body: () -> T
+    ) -> T {
+        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
+        let outer = state.pointee.enterEvaluation(host: host, computing: computing)
+        let result = body()
+        state.pointee.exitEvaluation(restoring: outer)
+        return result
+    }
+
+    /// The body of an effect-kind node's run (see `run(host:)`).
     func runEffect() {
         preconditionFailure("Ripple: internal error: runEffect() called on \(label), which is not an effect.")
     }

@@ -384,10 +384,7 @@ public class RippleNode {
     /// writes of observed properties wait: a batch applies them first.
     @usableFromInline
     final func threadHoldsGraph() -> Bool {
-        // Compared as integers, as in beginRead: optional pointers would add a nil test to each comparison.
-        let runtime = UInt(bitPattern: unownedRuntime.opaqueSelf)
-        return (UInt(bitPattern: EvaluationThreadState.innermost) == runtime
-            || UInt(bitPattern: ripple_thread_state_batching()) == runtime) && !PendingObservedWrites.arePending
+        ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
     /// Computes a derivation as the evaluation in progress of its runtime (`host`, the runtime as the engine hands

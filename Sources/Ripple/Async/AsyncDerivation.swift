@@ -260,9 +260,9 @@ struct WeakAsyncDerivation<Value>: @unchecked Sendable {
     init(_ node: AsyncDerivation<Value>) { self.node = node }
 }
 
-// The stored phase, last value and current run are written only by `compute(host:changed:)` and `resolve`, which hold the graph
-// exclusively (the engine calls compute with it held; resolve runs inside a resolve section), and by the deinit;
-// they are read inside read sections, which no write overlaps (include/ripple.h, "threads"). The body runs in the
-// run's task, on its own isolation, never under the graph. So sharing the object between threads is safe when its
-// values are.
+// The stored phase, last value and current run are written only by `compute(host:changed:)` and `resolve`, which
+// hold the graph exclusively (the engine calls compute with it held; resolve runs inside a resolve section), and by
+// the deinit; they are read inside read sections, which no write overlaps (include/ripple.h, "threads"). The body
+// runs in the run's task, on its own isolation, never under the graph. So sharing the object between threads is
+// safe when its values are.
 extension AsyncDerivation: @unchecked Sendable where Value: Sendable {}

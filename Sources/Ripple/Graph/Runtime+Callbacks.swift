@@ -23,9 +23,11 @@ extension Runtime {
                 // Readers that retain the node keep it alive through the compute (they release it only in
                 // `unwatched`, under the graph this thread holds): no reference to take, the common case. Otherwise
                 // (unobserved, or observed only by a `values` observer) its deinit may have begun on another thread.
-                // The node's compute does the rest (a tail call: this callback keeps nothing).
+                // The node's compute does the rest: this callback keeps nothing across it.
                 if _fastPath(node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }) {
-                    return node._withUnsafeGuaranteedRef { $0.compute(host: host.unsafelyUnwrapped, changed: changed) }
+                    return node._withUnsafeGuaranteedRef { node in
+                        node.compute(host: host.unsafelyUnwrapped, changed: changed)
+                    }
                 }
                 return Runtime.computeUnlessDeinitializing(node, host: host.unsafelyUnwrapped, changed: changed)
             },

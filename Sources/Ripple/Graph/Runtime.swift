@@ -239,7 +239,7 @@ struct RuntimeState {
     /// Makes this runtime the thread's innermost evaluating one, clears `runningEffect` (a derivation's body is not
     /// an effect body; an effect's run sets itself once its cleanups ran), makes `computing` the computing
     /// derivation when given (a compute; a run leaves it as it is) and returns what to hand back to
-    /// `exitEvaluation(restoring:host:)`.
+    /// `exitEvaluation(restoring:)`.
     /// `host` is the runtime, as the engine hands it to callbacks.
     ///
     /// The thread-local slot is saved on every evaluation, not only when this runtime's first one starts: runtimes

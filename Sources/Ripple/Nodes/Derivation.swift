@@ -41,7 +41,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// where the value type is known (``derive(_:)`` and ``Derived`` are inlinable), so that the body's call, the
     /// comparison and the store are specialized code, not generic value-witness calls; it captures nothing (the
     /// usual ones: `storingEveryResult`, `storingUnlessEqual`), so a derivation allocates no closure context of its
-    /// own. The engine's compute reaches it through one class call (`compute(host:changed:)`), which hands it the derivation.
+    /// own. The engine's compute callback reaches it through one class call (`compute(host:changed:)`), which hands
+    /// it the derivation.
     @usableFromInline typealias Recompute = (_ derivation: Derivation<Value>) -> Bool
 
     /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).

@@ -392,7 +392,7 @@ public class RippleNode {
     /// its body and sets `changed` to whether the value changed. Called by the engine's compute callback, whose
     /// work it finishes (the callback calls it last and returns its status).
     func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
-        preconditionFailure("Ripple: internal error: compute() called on \(label), which is not a derivation.")
+        preconditionFailure("Ripple: internal error: a compute was called on \(label), which is not a derivation.")
     }
 
     /// Commits a written source: reports whether the value readers will see differs from the one they last saw.

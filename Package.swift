@@ -28,10 +28,12 @@ let package = Package(
         ),
         // The Swift module's C helpers: the per-thread evaluation record (a C11
         // _Thread_local), the once-published slot of a @Derived class property,
-        // and a forwarder to the Swift runtime's try-retain. Implementation
-        // details of Ripple, not part of its C API.
+        // a forwarder to the Swift runtime's try-retain, and the engine's read
+        // section with its ticket passed by value. Implementation details of
+        // Ripple, not part of its C API.
         .target(
             name: "CRippleThreadState",
+            dependencies: ["CRipple"],
             path: "Sources/CRippleThreadState"
         ),
         .target(

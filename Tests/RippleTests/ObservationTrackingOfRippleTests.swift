@@ -18,12 +18,15 @@ import Testing
     /// The probe relies on Observation hashing the key paths it records, which it does only while tracking: if a
     /// toolchain stops doing so, this names the cause.
     @Test func theProbeSeesTrackingOnlyInsideWithObservationTracking() {
-        #expect(!ObservationProbe.isTracking())
-        let inside = withObservationTracking { ObservationProbe.isTracking() } onChange: {}
+        let probe = Runtime.shared.observationProbe
+        #expect(!ObservationProbe.isTracking(probe))
+        let inside = withObservationTracking { ObservationProbe.isTracking(probe) } onChange: {}
         #expect(inside)
-        let twice = withObservationTracking { (ObservationProbe.isTracking(), ObservationProbe.isTracking()) } onChange: {}
+        let twice = withObservationTracking {
+            (ObservationProbe.isTracking(probe), ObservationProbe.isTracking(probe))
+        } onChange: {}
         #expect(twice == (true, true))
-        #expect(!ObservationProbe.isTracking())
+        #expect(!ObservationProbe.isTracking(probe))
     }
 
     @Test func anAtomReadUnderTrackingNotifiesOnceWithTheNewValue() {

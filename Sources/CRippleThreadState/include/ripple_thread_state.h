@@ -18,6 +18,7 @@
  * added file does not invalidate the cache) still see it. */
 #include "ripple_atomics.h"
 #include "ripple_object_lifetime.h"
+#include "ripple_read_section.h"
 #include "ripple_slot_table.h"
 
 #include <stdbool.h>
@@ -72,6 +73,15 @@ static inline void *ripple_thread_state_batching(void) {
 
 static inline void ripple_thread_state_set_batching(void *runtime) {
     ripple_thread_batching_runtime = runtime;
+}
+
+/* Whether this thread holds `runtime`'s graph by Ripple's own marks: it is
+ * evaluating in it or inside its explicit batch, and no write of an observed
+ * property waits (RippleNode.threadHoldsGraph in the Swift module). In C so
+ * that the test is two loads and compares, without Swift's optional checks. */
+static inline bool ripple_thread_state_holds(const void *runtime) {
+    return (ripple_thread_evaluating_runtime == runtime || ripple_thread_batching_runtime == runtime) &&
+           ripple_pending_observed_writes_load() == 0;
 }
 
 /* How many batches this thread has open, in any runtime. Declared state runs

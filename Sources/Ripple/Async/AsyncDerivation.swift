@@ -118,10 +118,18 @@ public final class AsyncDerivation<Value>: RippleNode {
 
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
-    override func compute() -> Bool {
-        // Not a derivation whose body runs now (the compute callback made it the computing one): a cleanup of the
-        // previous run that calls the synchronous onCleanup is outside any body.
-        state.pointee.computingDerivation = nil
+    override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
+        changed.pointee = evaluating(host: host) {
+            // Not a derivation whose body runs now: a cleanup of the previous run that calls the synchronous
+            // onCleanup is outside any body.
+            state.pointee.computingDerivation = nil
+            return startRun()
+        }
+        return .RP_OK
+    }
+
+    /// Ends the previous run, starts a new one and reports whether readers see a change.
+    private func startRun() -> Bool {
         if let previous = currentRun {
             // Its cleanups are user code: what they read is not a dependency of the new run.
             _ = rp_untracked_begin(graph)
@@ -252,9 +260,9 @@ struct WeakAsyncDerivation<Value>: @unchecked Sendable {
     init(_ node: AsyncDerivation<Value>) { self.node = node }
 }
 
-// The stored phase, last value and current run are written only by `compute()` and `resolve`, which hold the graph
-// exclusively (the engine calls compute with it held; resolve runs inside a resolve section), and by the deinit;
-// they are read inside read sections, which no write overlaps (include/ripple.h, "threads"). The body runs in the
-// run's task, on its own isolation, never under the graph. So sharing the object between threads is safe when its
-// values are.
+// The stored phase, last value and current run are written only by `compute(host:changed:)` and `resolve`, which
+// hold the graph exclusively (the engine calls compute with it held; resolve runs inside a resolve section), and by
+// the deinit; they are read inside read sections, which no write overlaps (include/ripple.h, "threads"). The body
+// runs in the run's task, on its own isolation, never under the graph. So sharing the object between threads is
+// safe when its values are.
 extension AsyncDerivation: @unchecked Sendable where Value: Sendable {}

@@ -189,18 +189,18 @@ extension ReplaceableBody {
         let store = runtime.declarations
         return Derivation(
             body: { [self] in current() },
-            recompute: { body, cache, initialized in
-                let next = body()
-                guard initialized else {
-                    cache.initialize(to: next)
+            recompute: { derivation in
+                let next = derivation.body()
+                guard derivation.hasValue else {
+                    derivation.storeFirst(next)
                     return true
                 }
-                if let equals, equals(cache.pointee, next) { return false }
+                if let equals, equals(derivation.cached.pointee, next) { return false }
                 if let updated {
-                    let old = cache.pointee
+                    let old = derivation.cached.pointee
                     store.enqueue { updated(old, next) }
                 }
-                cache.pointee = next
+                derivation.cached.pointee = next
                 return true
             }, label: label, fileID: fileID, line: line, runtime: runtime)
     }

@@ -20,24 +20,17 @@ extension Runtime {
         rp_callbacks_t(
             host: host,
             compute: { host, _, _, data, changed in
-                let object = data.unsafelyUnwrapped
-                let node = Unmanaged<RippleNode>.fromOpaque(object)
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 // Readers that retain the node keep it alive through the compute (they release it only in
-                // `unwatched`, under the graph this thread holds): no reference to take. Otherwise (unobserved, or
-                // observed only by a `values` observer) its deinit may have begun on another thread.
-                let mayBeDeinitializing = !node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }
-                if mayBeDeinitializing, !ripple_object_try_retain(object) {
-                    changed.pointee = false  // its deinit has begun: it leaves the graph as soon as this call ends
-                    return .RP_OK
+                // `unwatched`, under the graph this thread holds): no reference to take, the common case. Otherwise
+                // (unobserved, or observed only by a `values` observer) its deinit may have begun on another thread.
+                // The node's compute does the rest: this callback keeps nothing across it.
+                if _fastPath(node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }) {
+                    return node._withUnsafeGuaranteedRef { node in
+                        node.compute(host: host.unsafelyUnwrapped, changed: changed)
+                    }
                 }
-                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
-                node._withUnsafeGuaranteedRef { derivation in
-                    let outer = state.pointee.enterEvaluation(host: host, computing: node)
-                    changed.pointee = derivation.compute()
-                    state.pointee.exitEvaluation(restoring: outer, host: host)
-                }
-                if mayBeDeinitializing { node.release() }
-                return .RP_OK
+                return Runtime.computeUnlessDeinitializing(node, host: host.unsafelyUnwrapped, changed: changed)
             },
             commit: { _, _, _, data in
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
@@ -47,16 +40,12 @@ extension Runtime {
             run: { host, _, handle, data in
                 let object = data.unsafelyUnwrapped
                 guard ripple_object_try_retain(object) else { return }  // its deinit has begun: it stops, unrun
-                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
                 let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
                 // A first run happens before rp_node_create returns the handle. Written only then: a scheduled
                 // update reads it on another thread without holding the graph.
                 if node.handle.generation == 0 { node.handle = handle }
-                withExtendedLifetime(node) {  // a deinit the release triggers runs after the evaluation ended
-                    let outer = state.pointee.enterEvaluation(host: host)
-                    node.runEffect()
-                    state.pointee.exitEvaluation(restoring: outer, host: host)
-                }
+                // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
+                node.run(host: host.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
                 // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
@@ -104,5 +93,20 @@ extension Runtime {
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
+    }
+
+    /// The compute of a node its readers do not retain, whose deinit may have begun on another thread: a strong
+    /// reference for the compute's length, or no compute at all (no change: the node leaves the graph as soon as
+    /// the call that computes it ends).
+    @inline(never)
+    private static func computeUnlessDeinitializing(
+        _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> rp_status_t {
+        guard ripple_object_try_retain(node.toOpaque()) else {
+            changed.pointee = false
+            return .RP_OK
+        }
+        defer { node.release() }
+        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
     }
 }

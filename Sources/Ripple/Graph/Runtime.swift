@@ -93,6 +93,11 @@ public final class Runtime {
     /// kept here so that a read inside a body reaches it in one load from the evaluating runtime.
     let declarationSlots: UnsafeMutablePointer<ripple_slot_table>
 
+    /// The Observation probe (`ObservationProbe.shared`), kept here so that a read outside evaluations, which asks
+    /// it whether Observation is tracking, reaches it with one load. Unmanaged: the static keeps it alive for the
+    /// whole process, and a strong (or unowned) reference would be retained and released around every probe.
+    let observationProbe = Unmanaged.passUnretained(ObservationProbe.shared)
+
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]
 
@@ -224,7 +229,7 @@ struct RuntimeState {
     var runningEffect: Unmanaged<Effect>?
 
     /// The derivation whose body is running right now (an effect's run leaves it as it was: `runningEffect` comes
-    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by the compute callback
+    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by the compute
     /// (`enterEvaluation(host:computing:)`), with the running effect, in one place.
     var computingDerivation: Unmanaged<RippleNode>?
 
@@ -237,10 +242,11 @@ struct RuntimeState {
     /// Where the write in progress was made (`AtomObject.set(_:fileID:line:)`), for a tracer; nil otherwise.
     var writeSite: String?
 
-    /// Called by the compute and run callbacks before they run user code. Makes this runtime the thread's innermost
-    /// evaluating one, clears `runningEffect` (a derivation's body is not an effect body; an effect's run sets itself
-    /// once its cleanups ran), makes `computing` the computing derivation when given (a compute; a run leaves it as
-    /// it is) and returns what to hand back to `exitEvaluation(restoring:host:)`.
+    /// Called by computes (`RippleNode.compute(host:changed:)`) and the run callback before they run user code.
+    /// Makes this runtime the thread's innermost evaluating one, clears `runningEffect` (a derivation's body is not
+    /// an effect body; an effect's run sets itself once its cleanups ran), makes `computing` the computing
+    /// derivation when given (a compute; a run leaves it as it is) and returns what to hand back to
+    /// `exitEvaluation(restoring:)`.
     /// `host` is the runtime, as the engine hands it to callbacks.
     ///
     /// The thread-local slot is saved on every evaluation, not only when this runtime's first one starts: runtimes
@@ -252,20 +258,19 @@ struct RuntimeState {
     ) -> OuterEvaluation {
         let outer = OuterEvaluation(
             runtime: EvaluationThreadState.innermost, effect: runningEffect, derivation: computingDerivation)
-        if outer.runtime != host { EvaluationThreadState.innermost = host }
+        EvaluationThreadState.innermost = host  // a store: cheaper than comparing first
         runningEffect = nil
         if let computing { computingDerivation = computing }
         return outer
     }
 
-    /// Called by the compute and run callbacks after user code returned, with what `enterEvaluation(host:computing:)`
-    /// returned. Every scope that changes the thread-local slot puts it back before it returns, so the slot names
-    /// `host` again here: it is written only when the evaluation had replaced another value, and not loaded.
+    /// Called by computes and the run callback after user code returned, with what `enterEvaluation(host:computing:)`
+    /// returned: puts back the runtime's running effect and computing derivation and the thread-local slot.
     @inline(__always)
-    mutating func exitEvaluation(restoring outer: OuterEvaluation, host: UnsafeMutableRawPointer?) {
+    mutating func exitEvaluation(restoring outer: OuterEvaluation) {
         runningEffect = outer.effect
         computingDerivation = outer.derivation
-        if outer.runtime != host { EvaluationThreadState.innermost = outer.runtime }
+        EvaluationThreadState.innermost = outer.runtime
     }
 }
 

@@ -37,20 +37,22 @@ internal import Darwin
 /// it keep it alive. The body closure is kept as long as the derivation: capture the nodes it reads strongly and
 /// anything that owns the derivation weakly.
 public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
-    /// Runs the body and stores its result in the cache (initializing it when the flag is false), returning
-    /// whether the value changed. Built where the value type is known (``derive(_:)`` and ``Derived`` are
-    /// inlinable), so the comparison and the store are specialized code, not generic value-witness calls. Given
-    /// the body rather than capturing it: the usual ones (`storingEveryResult`, `storingUnlessEqual`) capture
-    /// nothing, so a derivation allocates no closure context of its own.
-    @usableFromInline typealias Recompute = (
-        _ body: () -> Value, _ cache: UnsafeMutablePointer<Value>, _ initialized: Bool
-    ) -> Bool
+    /// Runs the derivation's body, stores the result in its cache and reports whether the value changed. Built
+    /// where the value type is known (``derive(_:)`` and ``Derived`` are inlinable), so that the body's call, the
+    /// comparison and the store are specialized code, not generic value-witness calls; it captures nothing (the
+    /// usual ones: `storingEveryResult`, `storingUnlessEqual`), so a derivation allocates no closure context of its
+    /// own. The engine's compute callback reaches it through one class call (`compute(host:changed:)`), which hands
+    /// it the derivation.
+    @usableFromInline typealias Recompute = (_ derivation: Derivation<Value>) -> Bool
 
     /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).
     @usableFromInline @exclusivity(unchecked) var hasValue = false
+    /// Whether a compute must do more than run `recompute`: check the body's isolation (the node has extras) or
+    /// run the cleanups the last run registered. One flag, so that the common compute tests one byte.
+    @exclusivity(unchecked) private var prepares = false
     private let recompute: Recompute
-    /// The body, handed to `recompute`.
-    private let body: () -> Value
+    /// The body, called by `recompute`.
+    @usableFromInline let body: () -> Value
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
     /// more than the rest of a read.
@@ -69,16 +71,25 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
         cached = Derivation.allocateCache()
         // The actor the body was created on, where it is computed only (elsewhere it traps).
-        super.init(
-            runtime: runtime, extras: .forBody(label: label, isolation: isolation), fileID: fileID, line: line)
+        let extras = NodeExtras.forBody(label: label, isolation: isolation)
+        prepares = extras != nil
+        super.init(runtime: runtime, extras: extras, fileID: fileID, line: line)
         createNode(.RP_KIND_COMPUTED)
+    }
+
+    /// Stores the first result: the cache is initialized from now on.
+    @inlinable @inline(__always)
+    func storeFirst(_ value: Value) {
+        cached.initialize(to: value)
+        hasValue = true
     }
 
     /// Every result is a change.
     @inlinable
     static var storingEveryResult: Recompute {
-        { body, cache, initialized in
-            if initialized { cache.pointee = body() } else { cache.initialize(to: body()) }
+        { derivation in
+            let next = derivation.body()
+            if derivation.hasValue { derivation.cached.pointee = next } else { derivation.storeFirst(next) }
             return true
         }
     }
@@ -86,14 +97,14 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// A result equal to the cached value by `equals` is no change.
     @inlinable
     static func storing(equals: @escaping (Value, Value) -> Bool) -> Recompute {
-        { body, cache, initialized in
-            let next = body()
-            if initialized {
-                if equals(cache.pointee, next) { return false }
-                cache.pointee = next
-            } else {
-                cache.initialize(to: next)
+        { derivation in
+            let next = derivation.body()
+            guard derivation.hasValue else {
+                derivation.storeFirst(next)
+                return true
             }
+            if equals(derivation.cached.pointee, next) { return false }
+            derivation.cached.pointee = next
             return true
         }
     }
@@ -206,22 +217,27 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         hasValue ? (cached.pointee as? any CustomStringConvertible)?.description : nil
     }
 
-    override func compute() -> Bool {
+    override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
+        changed.pointee = evaluating(host: host, computing: Unmanaged.passUnretained(self)) {
+            if _slowPath(prepares) { prepare() }
+            return recompute(self)
+        }
+        return .RP_OK
+    }
+
+    /// Before a run of the body: checks where it runs (an isolated body), then runs the last run's cleanups.
+    @inline(never)
+    private func prepare() {
         if hasExtras { checkIsolation() }
-        if _slowPath(!cleanups.isEmpty) { runCleanups() }
-        // The compute callback made this the computing derivation (for onCleanup) and puts the outer one back.
-        let changed = recompute(body, cached, hasValue)
-        hasValue = true
-        return changed
+        if !cleanups.isEmpty {
+            Ripple.runCleanups(&cleanups, in: graph)
+            prepares = hasExtras
+        }
     }
 
     override func register(cleanup: @escaping () -> Void) {
         cleanups.append(cleanup)
-    }
-
-    /// Runs and forgets the pending cleanups, in registration order, without recording reads.
-    private func runCleanups() {
-        Ripple.runCleanups(&cleanups, in: graph)
+        prepares = true
     }
 
     /// The derivation's value: the same as ``value``, for code written against a wrapper whose projected value
@@ -266,14 +282,14 @@ extension Derivation where Value: Equatable {
     /// known.
     @inlinable
     static var storingUnlessEqual: Recompute {
-        { body, cache, initialized in
-            let next = body()
-            if initialized {
-                if cache.pointee == next { return false }
-                cache.pointee = next
-            } else {
-                cache.initialize(to: next)
+        { derivation in
+            let next = derivation.body()
+            guard derivation.hasValue else {
+                derivation.storeFirst(next)
+                return true
             }
+            if derivation.cached.pointee == next { return false }
+            derivation.cached.pointee = next
             return true
         }
     }
@@ -369,10 +385,10 @@ public func derive<T>(
         fileID: fileID, line: line, isolation: BodyIsolation(body.isolation))
 }
 
-// The cached value is written only by `compute()`, which the engine calls while the graph is held exclusively,
-// and read between rp_node_read_begin and rp_node_read_end, which no compute overlaps (include/ripple.h,
-// "threads"). The body runs under the same exclusion, so it never runs on two threads at once; and it runs only
-// where its isolation allows: a body created outside any actor is `@Sendable` (checked at the creation site), and
-// `compute()` checks that an actor-isolated body's actor is current before running it (`BodyIsolation`). So
-// sharing the object between threads is safe when its values are.
+// The cached value is written only by `compute(host:changed:)`, which the engine calls while the graph is held
+// exclusively, and read between rp_node_read_begin and rp_node_read_end, which no compute overlaps
+// (include/ripple.h, "threads"). The body runs under the same exclusion, so it never runs on two threads at once;
+// and it runs only where its isolation allows: a body created outside any actor is `@Sendable` (checked at the
+// creation site), and `compute(host:changed:)` checks that an actor-isolated body's actor is current before running
+// it (`BodyIsolation`). So sharing the object between threads is safe when its values are.
 extension Derivation: @unchecked Sendable where Value: Sendable {}

@@ -288,6 +288,16 @@ public final class Effect: RippleNode, Subscriber {
         if _slowPath(status != .RP_OK && status != .RP_ESTALE) { runtime.fail(status, "updating", node: self) }
     }
 
+    /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside
+    /// a closure, the body's in-place call in `runEffect()` would become a copy, a retain and a release per run.)
+    override func run(host: UnsafeMutableRawPointer) {
+        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
+        let outer = state.pointee.enterEvaluation(host: host)
+        runEffect()
+        state.pointee.exitEvaluation(restoring: outer)
+    }
+
+    @inline(__always)
     override func runEffect() {
         if !cleanups.isEmpty { runCleanups() }
         guard !cancelled else { return }  // a cleanup cancelled it

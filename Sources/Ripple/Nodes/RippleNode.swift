@@ -234,10 +234,11 @@ public class RippleNode {
     /// caller loads the node's value in between, and nothing else: a graph call from inside the section
     /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
     ///
-    /// A read inside an evaluation that failed (a cycle, for instance) returns a ticket that names the failure,
-    /// and ``endRead(_:)`` traps with it: the value the caller loads in between is the node's last one, still
-    /// initialized (a derivation that never computed checks the ticket before it loads anything). So the common
-    /// path uses nothing of `self` after the engine call and keeps no register across it.
+    /// A read inside an evaluation returns the engine's status as the ticket: 0 (``heldByEvaluationTicket``) when
+    /// it succeeded, and otherwise a ticket that names the failure (a cycle, for instance), with which
+    /// ``endRead(_:)`` traps: the value the caller loads in between is the node's last one, still initialized (a
+    /// derivation that never computed checks the ticket before it loads anything). So the common path ends with the
+    /// engine call (a tail call) and keeps nothing across it.
     @usableFromInline @inline(__always)
     final func beginRead() -> UInt32 {
         // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
@@ -248,18 +249,22 @@ public class RippleNode {
         }
         // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
         // returns: nothing can change between this call and the caller's load, so the read needs no section.
-        let status = rp_node_read(graph, handle)
-        return status == .RP_OK
-            ? RippleNode.heldByEvaluationTicket : RippleNode.failedReadTicketBase | status.rawValue
+        return rp_node_read(graph, handle).rawValue
     }
 
     /// Opens the engine's read section.
     @inline(__always)
     private func beginSection() -> UInt32 {
-        var section = rp_read_section_t()
-        let status = rp_node_read_begin(graph, handle, &section)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-        return section.ticket
+        let result = ripple_read_section_begin(graph, handle)
+        let status = UInt32(truncatingIfNeeded: result)
+        if _slowPath(status != 0) { failSection(status) }
+        return UInt32(truncatingIfNeeded: result >> 32) ^ RippleNode.sectionTicketMark
+    }
+
+    /// Traps for a read section that failed with `status`.
+    @inline(never)
+    private func failSection(_ status: UInt32) -> Never {
+        runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "reading", node: self)
     }
 
     /// ``beginRead()`` outside an evaluation of this runtime on this thread: inside another runtime's (a trap), in an
@@ -278,7 +283,8 @@ public class RippleNode {
         }
         // Before the read: it must not see a value from before the main actor's writes of observed properties.
         if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: runtime) }
-        readOutsideEvaluation()  // inside `withObservationTracking`, Observation records it
+        // Inside `withObservationTracking`, Observation records the read.
+        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
         return beginSection()
     }
 
@@ -294,26 +300,29 @@ public class RippleNode {
     @usableFromInline @inline(never)
     final func endSection(_ ticket: UInt32) {
         if _slowPath(ticket == RippleNode.trackedForRunTicket) { return endReadForRun() }
-        if _slowPath(ticket & 0xFFFF_0000 == RippleNode.failedReadTicketBase) {
-            runtime.fail(rp_status_t(rawValue: ticket & 0xFFFF) ?? .RP_ECORRUPT, "reading", node: self)
-        }
-        var section = rp_read_section_t(ticket: ticket)
-        let status = rp_node_read_end(graph, &section)
+        if _slowPath(ticket <= RippleNode.failedReadTicketLimit) { failSection(ticket) }
+        let status = ripple_read_section_end(graph, ticket ^ RippleNode.sectionTicketMark)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
     }
 
-    /// The ticket of a read made inside a track section of an async run (never one the engine hands out: those
-    /// are small stripe numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by
-    /// the thread holding the graph).
-    static let trackedForRunTicket = UInt32.max - 1
-
-    /// The ticket of a read made inside an evaluation of the node's runtime on this thread: no section to end
-    /// (the engine never hands out 0).
+    /// Tickets, as ``beginRead()`` returns them:
+    /// - 0 (``heldByEvaluationTicket``): a read inside an evaluation of the node's runtime on this thread, no
+    ///   section to end;
+    /// - up to ``failedReadTicketLimit``: the status of such a read that failed (the engine's statuses are small);
+    /// - ``trackedForRunTicket``: a read inside a track section of an async run;
+    /// - anything else: an engine section's ticket xor ``sectionTicketMark``. The engine's tickets are small stripe
+    ///   numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by the thread
+    ///   holding the graph, so marked they are none of the above.
     @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
 
-    /// Or-ed with the status of a read inside an evaluation that failed, as its ticket (the engine's tickets are
-    /// small stripe numbers or within 2 of UInt32.max, so none of them falls in this range).
-    static let failedReadTicketBase: UInt32 = 0x4000_0000
+    /// The largest ticket that is the status of a failed read inside an evaluation.
+    static let failedReadTicketLimit: UInt32 = 0xFFFF
+
+    /// The ticket of a read made inside a track section of an async run.
+    static let trackedForRunTicket: UInt32 = 0x4000_0000
+
+    /// Xor-ed with an engine section's ticket: see ``heldByEvaluationTicket``.
+    static let sectionTicketMark: UInt32 = 0x8000_0000
 
     /// A read made by an async derivation's run (its task or a child task of it): inside a track section, so that
     /// the engine records it as a dependency of the run's node, while the run is current. A superseded run's reads
@@ -329,7 +338,7 @@ public class RippleNode {
             var section = rp_read_section_t()
             let status = rp_node_read_begin(graph, handle, &section)
             if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-            return section.ticket
+            return section.ticket ^ RippleNode.sectionTicketMark
         }
         state.pointee.trackedRunNode = run.node  // the graph is held: the section's end finds it here
         var section = rp_read_section_t()
@@ -375,15 +384,15 @@ public class RippleNode {
     /// writes of observed properties wait: a batch applies them first.
     @usableFromInline
     final func threadHoldsGraph() -> Bool {
-        // Compared as integers, as in beginRead: optional pointers would add a nil test to each comparison.
-        let runtime = UInt(bitPattern: unownedRuntime.opaqueSelf)
-        return (UInt(bitPattern: EvaluationThreadState.innermost) == runtime
-            || UInt(bitPattern: ripple_thread_state_batching()) == runtime) && !PendingObservedWrites.arePending
+        ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
-    /// Computes a derivation: runs its body and reports whether the value changed. Called by the engine.
-    func compute() -> Bool {
-        preconditionFailure("Ripple: internal error: compute() called on \(label), which is not a derivation.")
+    /// Computes a derivation as the evaluation in progress of its runtime (`host`, the runtime as the engine hands
+    /// it to callbacks): makes it the computing derivation (`RuntimeState.enterEvaluation(host:computing:)`), runs
+    /// its body and sets `changed` to whether the value changed. Called by the engine's compute callback, whose
+    /// work it finishes (the callback calls it last and returns its status).
+    func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
+        preconditionFailure("Ripple: internal error: a compute was called on \(label), which is not a derivation.")
     }
 
     /// Commits a written source: reports whether the value readers will see differs from the one they last saw.
@@ -392,7 +401,29 @@ public class RippleNode {
         true
     }
 
-    /// Runs an effect. Called by the engine, with a strong reference held for the duration.
+    /// Runs an effect-kind node as the evaluation in progress of its runtime (`host`, the runtime as the engine
+    /// hands it to callbacks): enters the evaluation, runs ``runEffect()`` and leaves. Called by the engine's run
+    /// callback, with a strong reference held for the duration. ``Effect`` overrides it with its run inlined.
+    func run(host: UnsafeMutableRawPointer) {
+        evaluating(host: host) { runEffect() }
+    }
+
+    /// Runs `body` as the evaluation in progress of this node's runtime (`host`, the runtime as the engine hands it
+    /// to callbacks): between `RuntimeState.enterEvaluation(host:computing:)` and `exitEvaluation(restoring:)`.
+    /// Inlined into each kind's compute or run, so that the engine's callback reaches the node's code through one
+    /// class call and the evaluation costs no frame of its own.
+    @inline(__always)
+    final func evaluating<T>(
+        host: UnsafeMutableRawPointer, computing: Unmanaged<RippleNode>? = nil, _ body: () -> T
+    ) -> T {
+        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
+        let outer = state.pointee.enterEvaluation(host: host, computing: computing)
+        let result = body()
+        state.pointee.exitEvaluation(restoring: outer)
+        return result
+    }
+
+    /// The body of an effect-kind node's run (see `run(host:)`).
     func runEffect() {
         preconditionFailure("Ripple: internal error: runEffect() called on \(label), which is not an effect.")
     }

@@ -9,8 +9,8 @@ extension Runtime {
     func trackingObservableReads<Value>(
         of recompute: @escaping Derivation<Value>.Recompute
     ) -> Derivation<Value>.Recompute {
-        { [unowned(unsafe) self] body, cache, initialized in
-            observingInEvaluation { recompute(body, cache, initialized) }
+        { [unowned(unsafe) self] derivation in
+            observingInEvaluation { recompute(derivation) }
         }
     }
 

@@ -38,17 +38,20 @@ final class ObservationProbe: Observable, @unchecked Sendable {
 
     subscript(signal: Signal) -> Int { 0 }
 
-    let registrar = ObservationRegistrar()
+    // The key path first: a field after the registrar (a type of another module) sits at an offset the probe
+    // would have to load.
     let keyPath: KeyPath<ObservationProbe, Int> = \ObservationProbe.[Signal()]
+    let registrar = ObservationRegistrar()
 
+    /// The one probe. Each runtime keeps a reference (`Runtime.observationProbe`), so that a read does not check
+    /// that this static is initialized.
     static let shared = ObservationProbe()
 
-    /// Whether the calling thread is inside `withObservationTracking`'s `apply` closure.
+    /// Whether the calling thread is inside `withObservationTracking`'s `apply` closure; `probe` is ``shared``.
     @inline(__always)
-    static func isTracking() -> Bool {
-        let probe = shared
+    static func isTracking(_ probe: Unmanaged<ObservationProbe>) -> Bool {
         ripple_thread_state_set_observation_probed(false)
-        probe.registrar.access(probe, keyPath: probe.keyPath)
+        probe._withUnsafeGuaranteedRef { probe in probe.registrar.access(probe, keyPath: probe.keyPath) }
         return ripple_thread_state_observation_probed()
     }
 }
@@ -124,10 +127,10 @@ final class ObservationRelay: Observable, @unchecked Sendable {
 }
 
 extension RippleNode {
-    /// A read outside any evaluation: records it with Observation when Observation is tracking on this thread.
-    /// Called by ``beginRead()`` before the read; costs one probe when nothing tracks.
-    final func readOutsideEvaluation() {
-        if _fastPath(!ObservationProbe.isTracking()) { return }
+    /// A read outside any evaluation while Observation is tracking on this thread (`ObservationProbe.isTracking`):
+    /// records it with Observation. Called by ``beginRead()`` before the read.
+    @inline(never)
+    final func recordObservedRead() {
         runtime.holdingGraph {
             let relay = runtime.observationRelay(for: self)
             relay.isArmed = true

@@ -38,25 +38,16 @@ extension Runtime {
                 }
             },
             run: { host, _, handle, data in
-                let object = data.unsafelyUnwrapped
-                guard ripple_object_try_retain(object) else { return }  // its deinit has begun: it stops, unrun
-                let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
-                // A first run happens before rp_node_create returns the handle. Written only then: a scheduled
-                // update reads it on another thread without holding the graph.
-                if node.handle.generation == 0 { node.handle = handle }
+                // Its deinit has begun: it stops, unrun.
+                guard let node = Runtime.retainedEffect(data, handle: handle) else { return }
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
                 node.run(host: host.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
-                // A deferred effect became due: hand an update to its scheduler. Inside rp_node_create this is
-                // where the effect learns its handle. As in `run`, a strong reference first: asking an object whose
-                // deinit has begun (it waits in rp_node_dispose for the graph this thread holds) for an update would
-                // retain and release it, and that release would free it a second time. Such an effect is not
-                // scheduled: it leaves the graph as soon as its deinit gets the graph.
-                let object = data.unsafelyUnwrapped
-                guard ripple_object_try_retain(object) else { return }
-                let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
-                if node.handle.generation == 0 { node.handle = handle }  // written once, as in `run`
+                // A deferred effect became due: hand an update to its scheduler. One whose deinit has begun (it
+                // waits in rp_node_dispose for the graph this thread holds) is not asked: retaining and releasing it
+                // would free it a second time. It leaves the graph as soon as its deinit gets the graph.
+                guard let node = Runtime.retainedEffect(data, handle: handle) else { return }
                 node.scheduleUpdate()
             },
             watched: { host, _, _, data in
@@ -93,6 +84,19 @@ extension Runtime {
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
+    }
+
+    /// The effect-kind node `data` (the node `handle` names) for a run or a scheduling, with a strong reference for
+    /// the callback's length; nil once its deinit has begun. Records the handle the first time: an effect learns it
+    /// in its first run or scheduling, inside rp_node_create, and it is written only then (a scheduled update reads
+    /// it on another thread without holding the graph).
+    @inline(__always)
+    private static func retainedEffect(_ data: UnsafeMutableRawPointer?, handle: rp_node_t) -> RippleNode? {
+        let object = data.unsafelyUnwrapped
+        guard ripple_object_try_retain(object) else { return nil }
+        let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
+        if node.handle.generation == 0 { node.handle = handle }
+        return node
     }
 
     /// The compute of a node its readers do not retain, whose deinit may have begun on another thread: a strong

@@ -40,20 +40,16 @@ private let churnedPlusOne = declare.derived { churned.value + 1 }
     @Test(arguments: [2, 4, 8])
     func readsRaceWithReleasesAndSeeOnlyDefaultsOrWrites(threads: Int) {
         let runtime = Runtime()
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            withIsolatedRuntime(using: runtime) {
-                for round in 0..<500 {
-                    let key = round % 7
-                    if thread % 2 == 0 {
-                        let held = racedMember(key)  // created, written, released as `held` goes
-                        held.value = key + 1_000
-                        #expect(held.value == key + 1_000 || held.value == key)
-                    } else {
-                        let value = racedMember(key).value
-                        #expect(value == key || value == key + 1_000)
-                        #expect(steadyTwice.value == 10)
-                    }
-                }
+        writersAndReaders(threads: threads, in: runtime) { writes, round in
+            let key = round % 7
+            if writes {
+                let held = racedMember(key)  // created, written, released as `held` goes
+                held.value = key + 1_000
+                #expect(held.value == key + 1_000 || held.value == key)
+            } else {
+                let value = racedMember(key).value
+                #expect(value == key || value == key + 1_000)
+                #expect(steadyTwice.value == 10)
             }
         }
         #expect(withIsolatedRuntime(using: runtime) { racedMember.instanceCount } == 0)
@@ -65,20 +61,16 @@ private let churnedPlusOne = declare.derived { churned.value + 1 }
     @Test(arguments: [2, 4, 8])
     func readsInBodiesRaceWithInstancesComingAndGoing(threads: Int) {
         let runtime = Runtime()
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            withIsolatedRuntime(using: runtime) {
-                for _ in 0..<500 {
-                    if thread % 2 == 0 {
-                        let held = churned.node  // found or created, written, released as `held` goes
-                        held.value = 1_000
-                    } else {
-                        let body = derive { churned.value }
-                        let value = body.value
-                        #expect(value == 5 || value == 1_000)
-                        let plusOne = churnedPlusOne.value
-                        #expect(plusOne == 6 || plusOne == 1_001)
-                    }
-                }
+        writersAndReaders(threads: threads, in: runtime) { writes, _ in
+            if writes {
+                let held = churned.node  // found or created, written, released as `held` goes
+                held.value = 1_000
+            } else {
+                let body = derive { churned.value }
+                let value = body.value
+                #expect(value == 5 || value == 1_000)
+                let plusOne = churnedPlusOne.value
+                #expect(plusOne == 6 || plusOne == 1_001)
             }
         }
         #expect(runtime.declaredInstanceCount == 0)
@@ -108,6 +100,18 @@ private let churnedPlusOne = declare.derived { churned.value + 1 }
             }
             #expect(runtime.declaredInstanceCount == 1)  // the others went with `nodes`
             withExtendedLifetime(held) {}
+        }
+    }
+}
+
+/// Runs 500 rounds on each of `threads` threads at once, all in `runtime`: `round(writes, index)`, where `writes` is
+/// true on the even-numbered threads (the writers) and false on the others (the readers).
+private func writersAndReaders(
+    threads: Int, in runtime: Runtime, _ round: @Sendable (_ writes: Bool, _ index: Int) -> Void
+) {
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        withIsolatedRuntime(using: runtime) {
+            for index in 0..<500 { round(thread % 2 == 0, index) }
         }
     }
 }

@@ -168,15 +168,19 @@ public class RippleNode {
     ///
     /// `extras`: the node's rare settings, from `NodeExtras.labeled(_:)` or `NodeExtras.forBody(label:isolation:)`
     /// (nil when it has none).
-    init(runtime: Runtime, extras: NodeExtras?, fileID: String, line: Int, ownsRuntime: Bool = true,
-         retainsWhileWatched: Bool = true) {
+    ///
+    /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
+    /// without a retain of its own and a release of the caller's.
+    init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true) {
         self.unownedRuntime = runtime
         self.ownsRuntime = ownsRuntime
-        if ownsRuntime { _ = Unmanaged.passUnretained(runtime).retain() }
         self.retainsWhileWatched = retainsWhileWatched
         self.extras = extras
         self.fileID = fileID
         self.storedLine = Int32(clamping: line)
+        if ownsRuntime { _ = Unmanaged.passRetained(runtime) }
+        _ = consume runtime
     }
 
     deinit {

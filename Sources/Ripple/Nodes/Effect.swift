@@ -97,7 +97,7 @@ public final class Effect: RippleNode, Subscriber {
         let isolation = BodyIsolation(body.isolation)
         self.init(
             runtime: .current, scheduler: isolation.scheduler, isolation: isolation, label: label, fileID: fileID,
-            line: line, body: callableWhereIsolated(body))
+            line: line, body: callableWhereIsolated(consume body))
     }
 
     /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise. `isolation` is where the body

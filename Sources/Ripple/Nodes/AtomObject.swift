@@ -43,8 +43,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @usableFromInline let equals: (Value, Value) -> Bool
 
     /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
-    /// `AtomObject(value, equals: ...)` resolves to them.
-    /// The value and `equals` are consumed: the caller's copies become the node's.
+    /// `AtomObject(value, equals: ...)` resolves to them. The value and `equals` are consumed: the caller's copies
+    /// become the node's.
     @usableFromInline
     init(
         initial value: consuming Value, equals: consuming ((Value, Value) -> Bool)?, label: String?,

@@ -201,7 +201,7 @@ public class RippleNode {
     }
 
     /// Creates this object's node in the engine. For an effect, the first run (or its scheduling) happens before
-    /// this returns. Inlined into each kind's `init`: called there, a method costs a retain and a release of `self`.
+    /// this returns. Inlined into each kind's `init`: a call less per node created.
     @inline(__always)
     final func createNode(_ kind: rp_kind_t) {
         var created = rp_node_t()  // not &handle: an effect's callbacks set `handle` during this call

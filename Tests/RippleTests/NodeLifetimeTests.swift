@@ -149,4 +149,38 @@ import Testing
             #expect(runtime.checkInvariants() == nil)
         }
     }
+
+    /// A derivation keeps a small value (at most 16 bytes, aligned to at most 8) in its own object and a larger or
+    /// more aligned one apart: either way a recomputation releases the value it replaces, and the derivation's
+    /// deinit releases the last one.
+    @Test func cachedValuesOfEverySizeAreReleasedWhenReplacedAndWithTheirDerivation() {
+        withIsolatedRuntime {
+            expectCachedValueLifetime { Payload($0) } payload: { $0 }  // 8 bytes
+            expectCachedValueLifetime { (Payload($0), $0) } payload: { $0.0 }  // 16 bytes
+            expectCachedValueLifetime { (Payload($0), $0, $0) } payload: { $0.0 }  // 24 bytes
+            expectCachedValueLifetime { (Payload($0), SIMD2<Double>(1, 2)) } payload: { $0.0 }  // aligned to 16
+        }
+    }
+
+    private func expectCachedValueLifetime<Value>(
+        _ make: @escaping @Sendable (Int) -> Value, payload: (Value) -> Payload,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let source = atom(1)
+        var derivation: Derivation<Value>? = derive { make(source.value) }
+        weak let first = payload(derivation!.value)
+        #expect(first?.id == 1, sourceLocation: sourceLocation)
+        source.value = 2
+        weak let second = payload(derivation!.value)
+        #expect(first == nil, "the recomputation released the value it replaced", sourceLocation: sourceLocation)
+        #expect(second?.id == 2, sourceLocation: sourceLocation)
+        release(&derivation)
+        #expect(second == nil, "the derivation's deinit released its value", sourceLocation: sourceLocation)
+    }
+}
+
+/// An object whose release a weak reference shows.
+private final class Payload: Sendable {
+    let id: Int
+    init(_ id: Int) { self.id = id }
 }

@@ -43,15 +43,19 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @usableFromInline let equals: (Value, Value) -> Bool
 
     /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
-    /// `AtomObject(value, equals: ...)` resolves to them.
+    /// `AtomObject(value, equals: ...)` resolves to them. The value and `equals` are consumed: the caller's copies
+    /// become the node's.
     @usableFromInline
-    init(initial value: Value, equals: ((Value, Value) -> Bool)?, label: String?, fileID: String, line: Int) {
-        latest = value
-        committed = value
-        initial = value
+    init(
+        initial value: consuming Value, equals: consuming ((Value, Value) -> Bool)?, label: String?,
+        fileID: consuming String, line: Int
+    ) {
+        latest = copy value
+        committed = copy value
+        initial = consume value
         // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
         // two allocations per atom.
-        if let equals { self.equals = equals } else { self.equals = { _, _ in false } }
+        if let equals = consume equals { self.equals = equals } else { self.equals = { _, _ in false } }
         super.init(runtime: .current, extras: .labeled(label), fileID: fileID, line: line)
         createNode(.RP_KIND_SOURCE)
     }

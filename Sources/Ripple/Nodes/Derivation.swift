@@ -55,25 +55,46 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @usableFromInline let body: () -> Value
     /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
     /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
-    /// more than the rest of a read.
-    @usableFromInline let cached: UnsafeMutablePointer<Value>
+    /// more than the rest of a read. It points into `inlineCache` when the value fits there (`fitsInline`), and to
+    /// memory of its own otherwise. Set once, in `init`, before the node is shared.
+    @usableFromInline @exclusivity(unchecked) private(set) var cached: UnsafeMutablePointer<Value>
+    /// Room for a cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an
+    /// `Array`, a reference, a small struct): most derivations keep their value in the object itself, which saves
+    /// an allocation when the derivation is created, a free when it goes, and the allocation's own bytes. Never
+    /// read or written as a tuple: only through `cached`, bound to `Value`.
+    @exclusivity(unchecked) private var inlineCache: (UInt64, UInt64) = (0, 0)
     /// Cleanups registered by the last run (``onCleanup(_:)-37wcr``), in registration order: they run before
     /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
     @exclusivity(unchecked) private var cleanups: [() -> Void] = []
 
+    /// Every derivation. The closures and the runtime are consumed: the caller's references become the node's.
     @usableFromInline
     init(
-        body: @escaping () -> Value, recompute: @escaping Recompute, label: String?, fileID: String, line: Int,
-        runtime: Runtime = .current, isolation: BodyIsolation = .none
+        body: consuming @escaping () -> Value, recompute: consuming @escaping Recompute, label: String?,
+        fileID: consuming String, line: Int, runtime: consuming Runtime = .current, isolation: BodyIsolation = .none
     ) {
-        self.body = body
+        self.body = consume body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
-        self.recompute = runtime.tracksObservableReads ? runtime.trackingObservableReads(of: recompute) : recompute
-        cached = Derivation.allocateCache()
+        if runtime.tracksObservableReads {
+            self.recompute = runtime.trackingObservableReads(of: recompute)
+        } else {
+            self.recompute = consume recompute
+        }
+        // A value that fits in the object gets its address below, once `self` exists.
+        cached = Derivation.fitsInline ? Derivation.placeholderCache : Derivation.allocateCache()
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: isolation)
         prepares = extras != nil
-        super.init(runtime: runtime, extras: extras, fileID: fileID, line: line)
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
+        if Derivation.fitsInline {
+            // A final class's stored property without observers is accessed in place, so this is the address of
+            // `inlineCache` itself, fixed for the object's lifetime (objects never move). It stays valid as long as
+            // the derivation: the deinit deinitializes the value before the object's memory goes.
+            // (A raw pointer out of the closure: a typed one is generic over `Value`, whose pointer type's metadata
+            // would be looked up for every derivation created.)
+            let storage = withUnsafeMutableBytes(of: &inlineCache) { $0.baseAddress.unsafelyUnwrapped }
+            cached = storage.bindMemory(to: Value.self, capacity: 1)
+        }
         createNode(.RP_KIND_COMPUTED)
     }
 
@@ -115,12 +136,24 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         leaveGraphBeforeFreeing()
         for cleanup in cleanups { cleanup() }
         if hasValue { cached.deinitialize(count: 1) }
-        Derivation.deallocateCache(cached)
+        if !Derivation.fitsInline { Derivation.deallocateCache(cached) }
     }
 
-    /// Memory for the cached value: from malloc, unless the value is aligned beyond what malloc guarantees.
-    /// (`UnsafeMutablePointer.allocate` takes the runtime's aligned path, `posix_memalign`, about 200 instructions
-    /// more per derivation created.)
+    /// Whether a `Value` fits in `inlineCache`: decided by the type alone.
+    private static var fitsInline: Bool {
+        MemoryLayout<Value>.size <= MemoryLayout<(UInt64, UInt64)>.size
+            && MemoryLayout<Value>.alignment <= MemoryLayout<(UInt64, UInt64)>.alignment
+    }
+
+    /// What `cached` holds between the start of `init` and the moment `inlineCache` has an address: never
+    /// dereferenced.
+    private static var placeholderCache: UnsafeMutablePointer<Value> {
+        UnsafeMutablePointer(bitPattern: MemoryLayout<Value>.alignment).unsafelyUnwrapped
+    }
+
+    /// Memory for a cached value that does not fit in `inlineCache`: from malloc, unless the value is aligned beyond
+    /// what malloc guarantees. (`UnsafeMutablePointer.allocate` takes the runtime's aligned path, `posix_memalign`,
+    /// about 200 instructions more per derivation created.)
     private static func allocateCache() -> UnsafeMutablePointer<Value> {
         guard MemoryLayout<Value>.alignment <= mallocAlignment else { return .allocate(capacity: 1) }
         guard let memory = malloc(max(MemoryLayout<Value>.size, 1)) else {

@@ -97,19 +97,25 @@ public final class Effect: RippleNode, Subscriber {
         let isolation = BodyIsolation(body.isolation)
         self.init(
             runtime: .current, scheduler: isolation.scheduler, isolation: isolation, label: label, fileID: fileID,
-            line: line, body: callableWhereIsolated(body))
+            line: line, body: callableWhereIsolated(consume body))
     }
 
     /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise. `isolation` is where the body
     /// may run: `scheduler` then runs it there.
+    ///
+    /// The body and the runtime are consumed: the caller's references become the node's.
     private init(
-        runtime: Runtime, scheduler: (any EffectScheduler)?, isolation: BodyIsolation = .none,
-        isValuesObserver: Bool = false, label: String?, fileID: String, line: Int, body: @escaping () -> Void
+        runtime: consuming Runtime, scheduler: consuming (any EffectScheduler)?, isolation: BodyIsolation = .none,
+        isValuesObserver: Bool = false, label: String?, fileID: consuming String, line: Int,
+        body: consuming @escaping () -> Void
     ) {
         // Decided once, here: a runtime without the setting pays nothing per run. Ripple's own observers read
         // Ripple nodes only.
-        let tracks = runtime.tracksObservableReads && !isValuesObserver
-        self.body = tracks ? runtime.trackingObservableReads(of: body) : body
+        if runtime.tracksObservableReads && !isValuesObserver {
+            self.body = runtime.trackingObservableReads(of: body)
+        } else {
+            self.body = consume body
+        }
         self.isValuesObserver = isValuesObserver
         // Where a deferred or actor-bound effect runs is kept with the node's other rare settings: a synchronous
         // `Sendable` effect, the common case, stores nothing for it. (The existential is switched on once and
@@ -124,7 +130,7 @@ public final class Effect: RippleNode, Subscriber {
             kind = .RP_KIND_DEFERRED_EFFECT
             extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
         }
-        super.init(runtime: runtime, extras: extras, fileID: fileID, line: line)
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
         createNode(kind)
     }
 

@@ -105,7 +105,7 @@ func callableWhereIsolated<T>(_ body: @escaping @isolated(any) @Sendable () -> T
 /// `unsafeBitCast` directly is converted to the generic calling convention and back, which wraps it in two
 /// reabstraction thunks (two allocations per effect); a struct holding it is cast as it is.
 @inlinable
-func callableWhereIsolated(_ body: @escaping @isolated(any) @Sendable () -> Void) -> () -> Void {
+func callableWhereIsolated(_ body: consuming @escaping @isolated(any) @Sendable () -> Void) -> () -> Void {
     unsafeBitCast(IsolatedEffectBody(body: body), to: EffectBody.self).body
 }
 

@@ -340,6 +340,16 @@ static inline size_t rp_stack_room(const rp_graph_t *graph) {
 static inline void rp_stack_limit_update(rp_graph_t *graph) {
     graph->stack_limit = graph->stack_capacity - rp_stack_room(graph);
 }
+/* A node gained its second reader, or lost it: the room a propagation needs
+ * changes with `shared_nodes`. */
+static inline void rp_shared_nodes_change(rp_graph_t *graph, bool gained) {
+    if (gained) {
+        graph->shared_nodes++;
+    } else {
+        graph->shared_nodes--;
+    }
+    rp_stack_limit_update(graph);
+}
 /* Live nodes that can have readers (all but effects). */
 static inline size_t rp_readable_nodes(const rp_graph_t *graph) {
     return graph->live_nodes - graph->live_effects;

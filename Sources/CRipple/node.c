@@ -161,10 +161,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
     if (rec->nsubs) graph->write_epoch++;
-    if (rec->nsubs >= 2) {
-        graph->shared_nodes--;
-        rp_stack_limit_update(graph);
-    }
+    if (rec->nsubs >= 2) rp_shared_nodes_change(graph, false);
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];
         rp_node_rec_t *sub = edge.rec;

@@ -146,10 +146,7 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     s->cursor = cursor + 1;
     d->read_stamp = s->run_stamp;
     graph->live_edges++;
-    if (d->nsubs == 2) {
-        graph->shared_nodes++;
-        rp_stack_limit_update(graph);
-    }
+    if (d->nsubs == 2) rp_shared_nodes_change(graph, true);
     if (d->nsubs == 1) {
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
@@ -168,10 +165,7 @@ void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
         last.rec->deps[last.mirror].mirror = position;
     }
     graph->live_edges--;
-    if (d->nsubs == 1) {
-        graph->shared_nodes--;
-        rp_stack_limit_update(graph);
-    }
+    if (d->nsubs == 1) rp_shared_nodes_change(graph, false);
     if (d->nsubs == 0) queue_unwatched(graph, dep);
 }
 

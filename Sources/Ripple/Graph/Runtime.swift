@@ -89,8 +89,9 @@ public final class Runtime {
     /// overrides and their pending lifecycle hooks.
     let declarations: DeclarationStore
 
-    /// The slot table of ``declarations``, read without a lock by a declaration's read (`beginDeclaredRead(_:)`):
-    /// kept here so that a read inside a body reaches it in one load from the evaluating runtime.
+    /// The slot table of ``declarations``, read without a lock by a declaration's read
+    /// (`declaredEntryInEvaluation(_:)`, `beginDeclaredRead(_:)`): kept here so that a read inside a body reaches
+    /// it in one load from the evaluating runtime.
     let declarationSlots: UnsafeMutablePointer<ripple_slot_table>
 
     /// The Observation probe (`ObservationProbe.shared`), kept here so that a read outside evaluations, which asks

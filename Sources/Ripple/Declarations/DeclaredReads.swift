@@ -1,21 +1,23 @@
 internal import CRipple
 internal import CRippleThreadState
 
-// The read path of declarations (`DeclaredAtom.value`, `DeclaredDerivation.value`). The generic, inlinable accessor
-// makes the common read, one inside an evaluation (a derivation's or an effect's body), in two calls:
-// `declaredEntryInEvaluation(_:)` finds the instance and returns it with the handle and graph the engine's read
-// takes, in registers, without calling anything; `readDeclaredEntry(graph:handle:graphTag:)` is the engine's read (a tail call). The
-// accessor keeps the object across the second call and loads the value, so neither call saves a register or
-// builds a result around the engine call. Every other read (outside an evaluation, a miss) takes
-// `beginDeclaredRead(_:)` and `endDeclaredRead(_:)`, the general path, split as a node read is
-// (`RippleNode.beginRead`/`endRead`) so that the value is loaded by code specialized in the caller's module.
+// The read path of declarations (`DeclaredAtom.value`, `DeclaredDerivation.value`).
 //
-// Inside an evaluation, a read costs a node read plus the slot look-up: the runtime is the thread's evaluating one
-// (a thread-local: no task-local look-up, no reference count), the runtime's slot table gives the instance in one
-// indexed load without a lock (ripple_slot_table.h), and one engine call records the read. The evaluation holds
-// the graph until it returns, so nothing frees the instance before the accessor's load, and lifecycle hooks wait
-// for the outermost batch or read anyway: the read has no section to end and no hooks to run. These are free
-// functions, not static methods: a static method's unused metatype argument costs every read a forwarding thunk.
+// The common read, one inside an evaluation (a derivation's or an effect's body), is two calls from the generic,
+// inlinable accessor: `declaredEntryInEvaluation(_:)` finds the instance and returns it with what the engine's read
+// takes, in registers, calling nothing; `readDeclaredEntry(graph:handle:graphTag:)` is the engine's read, a jump.
+// The accessor keeps the object across the second call in a register of its own and loads the value: no function
+// saves a register or builds a result around the engine call, which a single call returning the object would.
+// It costs a node read plus the slot look-up: the runtime is the thread's evaluating one (a thread-local: no
+// task-local look-up, no reference count), the runtime's slot table gives the instance in one indexed load without
+// a lock (ripple_slot_table.h), and one engine call records the read. The evaluation holds the graph until it
+// returns, so nothing frees the instance before the accessor's load, and lifecycle hooks wait for the outermost
+// batch or read anyway: the read has no section to end and no hooks to run.
+//
+// Every other read (outside an evaluation, a miss, a failed engine read) takes `beginDeclaredRead(_:)` and
+// `endDeclaredRead(_:)`, split as a node read is (`RippleNode.beginRead`/`endRead`) so that the value is loaded by
+// code specialized in the caller's module. All are free functions, not static methods: a static method's unused
+// metatype argument costs every read a forwarding thunk.
 
 /// A declaration's instance as a read inside an evaluation finds it in the evaluating runtime's slot table: its
 /// object (nil: no evaluation on this thread, no instance, or an entry a writer is changing) and what the engine's
@@ -92,11 +94,11 @@ struct DeclaredReadSection {
 }
 
 /// Starts a read of the declaration at `index` that the common path (`declaredEntryInEvaluation(_:)`,
-/// `readDeclaredEntry(graph:handle:graphTag:)`) did not make. Inside an evaluation on this thread, a miss in the evaluating runtime:
-/// the accessor reads the instance's node, which creates the instance or reports what the engine's read reported.
-/// Outside any evaluation, in `Runtime.current` (a task-local), inside a read section of the instance's node that
-/// `endDeclaredRead(_:)` closes. A read an async run may make (the runtime has runs in flight) takes the node's
-/// read too, which tracks it for the run.
+/// `readDeclaredEntry(graph:handle:graphTag:)`) did not make. Inside an evaluation on this thread, a miss in the
+/// evaluating runtime: the accessor reads the instance's node, which creates the instance or reports what the
+/// engine's read reported. Outside any evaluation, in `Runtime.current` (a task-local), inside a read section of the
+/// instance's node that `endDeclaredRead(_:)` closes; a read an async run may make (the runtime has runs in flight)
+/// is a miss too, and the node's read tracks it for the run.
 @usableFromInline @inline(never)
 func beginDeclaredRead(_ index: Int) -> DeclaredReadSection {
     if let evaluating = EvaluationThreadState.innermost {
@@ -127,4 +129,3 @@ func endDeclaredRead(_ section: DeclaredReadSection) {
         runtime.declarations.runHooksIfPending()
     }
 }
-

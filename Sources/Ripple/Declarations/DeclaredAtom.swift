@@ -71,11 +71,8 @@ public final class DeclaredAtom<Value>: Sendable {
     @inlinable
     public var value: Value {
         get {
-            // Inside an evaluation, the common case: a look-up and the engine's read, nothing to end.
-            let entry = declaredEntryInEvaluation(declaration.index)
-            if entry.read() {
-                return Self.value(of: entry.object.unsafelyUnwrapped)
-            }
+            // Inside an evaluation, the common case: a look-up and the engine's read, inlined here; nothing to end.
+            if let object = readDeclaredInEvaluation(declaration.index) { return Self.value(of: object) }
             let section = beginDeclaredRead(declaration.index)
             guard let object = section.object else { return instance(forReadIn: section.runtime).value }
             let value = Self.value(of: object)

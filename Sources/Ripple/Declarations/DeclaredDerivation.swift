@@ -63,11 +63,8 @@ public final class DeclaredDerivation<Value>: Sendable {
     /// Threading: from any thread.
     @inlinable
     public var value: Value {
-        // Inside an evaluation, the common case: a look-up and the engine's read, nothing to end.
-        let entry = declaredEntryInEvaluation(declaration.index)
-        if entry.read() {
-            return Self.value(of: entry.object.unsafelyUnwrapped)
-        }
+        // Inside an evaluation, the common case: a look-up and the engine's read, inlined here; nothing to end.
+        if let object = readDeclaredInEvaluation(declaration.index) { return Self.value(of: object) }
         let section = beginDeclaredRead(declaration.index)
         guard let object = section.object else {
             // Read as a node (which creates the instance, or handles the read better: see `beginDeclaredRead(_:)`),

@@ -1,73 +1,45 @@
-internal import CRipple
-internal import CRippleThreadState
+// Imported publicly, and in this file only, so that the inlinable read below can use them: the accessors inline
+// the look-up of a read inside an evaluation into the caller's code. No public declaration mentions their types;
+// `import Ripple` does not make them visible.
+public import CRipple
+public import CRippleThreadState
 
 // The read path of declarations (`DeclaredAtom.value`, `DeclaredDerivation.value`).
 //
-// The common read, one inside an evaluation (a derivation's or an effect's body), is two calls from the generic,
-// inlinable accessor: `declaredEntryInEvaluation(_:)` finds the instance and returns it with what the engine's read
-// takes, in registers, calling nothing; `readDeclaredEntry(graph:handle:graphTag:)` is the engine's read, a jump.
-// The accessor keeps the object across the second call in a register of its own and loads the value: no function
-// saves a register or builds a result around the engine call, which a single call returning the object would.
-// It costs a node read plus the slot look-up: the runtime is the thread's evaluating one (a thread-local: no
-// task-local look-up, no reference count), the runtime's slot table gives the instance in one indexed load without
-// a lock (ripple_slot_table.h), and one engine call records the read. The evaluation holds the graph until it
-// returns, so nothing frees the instance before the accessor's load, and lifecycle hooks wait for the outermost
-// batch or read anyway: the read has no section to end and no hooks to run.
+// The common read, one inside an evaluation (a derivation's or an effect's body), is inlined into the generic
+// accessor, and so into its caller: `readDeclaredInEvaluation(_:)` loads the thread's evaluating runtime, finds the
+// instance in that runtime's slot table and makes the engine's read, the one call. It costs a node read plus the
+// slot look-up: the runtime is the thread's evaluating one (a thread-local: no task-local look-up, no reference
+// count), the runtime's slot table gives the instance in one indexed load without a lock (ripple_slot_table.h),
+// and one engine call records the read. The evaluation holds the graph until it returns, so nothing frees the
+// instance before the accessor's load, and lifecycle hooks wait for the outermost batch or read anyway: the read
+// has no section to end and no hooks to run. A look-up in a function of its own (a call that returns the object,
+// or one that finds the instance and another that reads it) cost 1.5x a node read: the calls and the registers
+// kept across the engine's; inlined, it costs about 1.25x.
 //
 // Every other read (outside an evaluation, a miss, a failed engine read) takes `beginDeclaredRead(_:)` and
 // `endDeclaredRead(_:)`, split as a node read is (`RippleNode.beginRead`/`endRead`) so that the value is loaded by
 // code specialized in the caller's module. All are free functions, not static methods: a static method's unused
 // metatype argument costs every read a forwarding thunk.
 
-/// A declaration's instance as a read inside an evaluation finds it in the evaluating runtime's slot table: its
-/// object (nil: no evaluation on this thread, no instance, or an entry a writer is changing) and what the engine's
-/// read of its node takes. Four words, so that it comes back in registers, in the order that leaves the graph tag
-/// where `readDeclaredEntry(graph:handle:graphTag:)` takes it.
-@usableFromInline
-struct DeclaredEntry {
-    /// The instance's object, or nil: then the read takes the general path (`beginDeclaredRead(_:)`).
-    @usableFromInline let object: UnsafeMutableRawPointer?
-    /// The graph tag of the handle.
-    @usableFromInline let graphTag: UInt32
-    /// The instance's node handle: its slot, and its generation in the high half.
-    @usableFromInline let handle: UInt64
-    /// The evaluating runtime's graph; only meaningful when ``object`` is not nil.
-    @usableFromInline let graph: OpaquePointer?
-
-    /// Makes the engine's read of the instance's node, if there is an instance: true when the accessor may load
-    /// the object's value, false when the read takes the general path.
-    @inlinable @inline(__always)
-    func read() -> Bool {
-        _fastPath(object != nil) && _fastPath(readDeclaredEntry(graph: graph, handle: handle, graphTag: graphTag) == 0)
-    }
-}
-
-/// The instance of the declaration at `index` in the runtime evaluating on this thread, for a read inside its
-/// evaluation; an entry with no object when nothing evaluates here, or the runtime has no instance (or a writer is
-/// changing it). Looks and loads, calls nothing: see `readDeclaredEntry(graph:handle:graphTag:)` for the read.
-@usableFromInline
-func declaredEntryInEvaluation(_ index: Int) -> DeclaredEntry {
-    guard let evaluating = EvaluationThreadState.innermost else {
-        return DeclaredEntry(object: nil, graphTag: 0, handle: 0, graph: nil)
-    }
+/// Reads the instance of the declaration at `index` inside the evaluation running on this thread: finds it in the
+/// evaluating runtime's slot table and makes the engine's read of its node. Returns the instance's object, whose
+/// value the accessor loads; nil when nothing evaluates on this thread, the runtime has no instance (or a writer is
+/// changing the entry), or the engine's read failed (the instance's node left the graph, a cycle, or a handle read
+/// while a writer changed the entry: see ripple_slot_table_find). The accessor then takes the general path
+/// (`beginDeclaredRead(_:)`), which reports what needs reporting.
+@inlinable @inline(__always)
+func readDeclaredInEvaluation(_ index: Int) -> UnsafeMutableRawPointer? {
+    // EvaluationThreadState.innermost, which is not inlinable: it is internal, with the module it reads.
+    guard let evaluating = ripple_thread_state_evaluating() else { return nil }
     return Unmanaged<Runtime>.fromOpaque(evaluating)._withUnsafeGuaranteedRef { runtime in
-        let graph = runtime.graph
-        let found = ripple_slot_table_find(runtime.declarationSlots, index)
-        return DeclaredEntry(object: found.object, graphTag: found.graph_tag, handle: found.handle, graph: graph)
+        let found = ripple_slot_table_find(UnsafePointer(runtime.declarationSlots), index)
+        guard let object = found.object else { return nil }
+        let node = rp_node_t(
+            slot: UInt32(truncatingIfNeeded: found.handle), generation: UInt32(truncatingIfNeeded: found.handle >> 32),
+            graph_tag: found.graph_tag)
+        return rp_node_read(runtime.graph, node) == .RP_OK ? object : nil
     }
-}
-
-/// The engine's read of the node of an entry `declaredEntryInEvaluation(_:)` found (with an object), inside the
-/// evaluation that found it: records the read and returns the engine's status, 0 when the node is up to date and
-/// the accessor may load the object's value. Any other status (the instance's node left the graph, a cycle, or a
-/// handle read while a writer changed the entry: see ripple_slot_table_find) sends the read to the general path,
-/// which reports it. Takes the entry's fields where the engine's read takes them: the call is a jump.
-@usableFromInline
-func readDeclaredEntry(graph: OpaquePointer?, handle: UInt64, graphTag: UInt32) -> UInt32 {
-    let node = rp_node_t(
-        slot: UInt32(truncatingIfNeeded: handle), generation: UInt32(truncatingIfNeeded: handle >> 32),
-        graph_tag: graphTag)
-    return rp_node_read(graph.unsafelyUnwrapped, node).rawValue
 }
 
 /// A read of a declaration's instance on the general path: the instance's object (nil: a miss, read through the
@@ -93,8 +65,7 @@ struct DeclaredReadSection {
     }
 }
 
-/// Starts a read of the declaration at `index` that the common path (`declaredEntryInEvaluation(_:)`,
-/// `readDeclaredEntry(graph:handle:graphTag:)`) did not make. Inside an evaluation on this thread, a miss in the
+/// Starts a read of the declaration at `index` that the common path (`readDeclaredInEvaluation(_:)`) did not make. Inside an evaluation on this thread, a miss in the
 /// evaluating runtime: the accessor reads the instance's node, which creates the instance or reports what the
 /// engine's read reported. Outside any evaluation, in `Runtime.current` (a task-local), inside a read section of the
 /// instance's node that `endDeclaredRead(_:)` closes; a read an async run may make (the runtime has runs in flight)
@@ -105,7 +76,7 @@ func beginDeclaredRead(_ index: Int) -> DeclaredReadSection {
         return DeclaredReadSection.miss(in: Unmanaged<Runtime>.fromOpaque(evaluating).takeUnretainedValue())
     }
     let runtime = Runtime.current
-    let entry = ripple_slot_table_get(runtime.declarationSlots, index)
+    let entry = ripple_slot_table_get(UnsafePointer(runtime.declarationSlots), index)
     guard let object = entry.object, ripple_counter_load(runtime.asyncRunsInFlight) == 0 else {
         return DeclaredReadSection.miss(in: runtime)
     }

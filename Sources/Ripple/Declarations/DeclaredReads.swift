@@ -15,7 +15,7 @@ public import CRippleThreadState
 // instance before the accessor's load, and lifecycle hooks wait for the outermost batch or read anyway: the read
 // has no section to end and no hooks to run. A look-up in a function of its own (a call that returns the object,
 // or one that finds the instance and another that reads it) cost 1.5x a node read: the calls and the registers
-// kept across the engine's; inlined, it costs about 1.25x.
+// kept across the engine's; inlined, it costs about 1.2x.
 //
 // Every other read (outside an evaluation, a miss, a failed engine read) takes `beginDeclaredRead(_:)` and
 // `endDeclaredRead(_:)`, split as a node read is (`RippleNode.beginRead`/`endRead`) so that the value is loaded by
@@ -30,7 +30,7 @@ public import CRippleThreadState
 /// (`beginDeclaredRead(_:)`), which reports what needs reporting.
 @inlinable @inline(__always)
 func readDeclaredInEvaluation(_ index: Int) -> UnsafeMutableRawPointer? {
-    // EvaluationThreadState.innermost, which is not inlinable: it is internal, with the module it reads.
+    // EvaluationThreadState.innermost, read through its C function: the enum is internal, not usable here.
     guard let evaluating = ripple_thread_state_evaluating() else { return nil }
     return Unmanaged<Runtime>.fromOpaque(evaluating)._withUnsafeGuaranteedRef { runtime in
         let found = ripple_slot_table_find(UnsafePointer(runtime.declarationSlots), index)
@@ -65,11 +65,12 @@ struct DeclaredReadSection {
     }
 }
 
-/// Starts a read of the declaration at `index` that the common path (`readDeclaredInEvaluation(_:)`) did not make. Inside an evaluation on this thread, a miss in the
-/// evaluating runtime: the accessor reads the instance's node, which creates the instance or reports what the
-/// engine's read reported. Outside any evaluation, in `Runtime.current` (a task-local), inside a read section of the
-/// instance's node that `endDeclaredRead(_:)` closes; a read an async run may make (the runtime has runs in flight)
-/// is a miss too, and the node's read tracks it for the run.
+/// Starts a read of the declaration at `index` that the common path (`readDeclaredInEvaluation(_:)`) did not make.
+/// Inside an evaluation on this thread, a miss in the evaluating runtime: the accessor reads the instance's node,
+/// which creates the instance or reports what the engine's read reported. Outside any evaluation, in
+/// `Runtime.current` (a task-local), inside a read section of the instance's node that `endDeclaredRead(_:)` closes;
+/// a read an async run may make (the runtime has runs in flight) is a miss too, and the node's read tracks it for
+/// the run.
 @usableFromInline @inline(never)
 func beginDeclaredRead(_ index: Int) -> DeclaredReadSection {
     if let evaluating = EvaluationThreadState.innermost {

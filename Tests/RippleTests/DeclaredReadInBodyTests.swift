@@ -8,11 +8,14 @@ private let gate = declare.atom { false }
 private let announcements = Recorder<String>()
 private let announced = declare.atom(lifecycle: Lifecycle(initialized: { announcements.append("initialized") })) { 5 }
 private let gated = declare.derived { gate.value ? announced.value : 0 }
+private let ping: DeclaredDerivation<Int> = declare.derived(label: "ping") { pong.value + 1 }
+private let pong: DeclaredDerivation<Int> = declare.derived(label: "pong") { ping.value + 1 }
 
 /// A declaration read inside a derivation's or an effect's body, the read path that takes its runtime from the
 /// thread's evaluation and finds the instance in that runtime's slot table on every read: it reads the evaluating
 /// runtime's instance whatever `Runtime.current` is, finds a new instance after the old one went, sees resets and
-/// overrides at once, and leaves the lifecycle hooks it causes for the end of the outermost operation.
+/// overrides at once, reads through the table after its own reads grew it, reports a cycle through declarations,
+/// and leaves the lifecycle hooks it causes for the end of the outermost operation.
 @Suite(.serialized) struct DeclaredReadInBodyTests {
     @Test func aBodyReadsTheInstanceOfTheRuntimeEvaluatingIt() {
         let first = Runtime()
@@ -52,6 +55,27 @@ private let gated = declare.derived { gate.value ? announced.value : 0 }
         }
     }
 
+    @Test func aBodyReadsThroughTheTableItsOwnReadsGrew() {
+        let runtime = Runtime()
+        withIsolatedRuntime(using: runtime) {
+            let held = reading.node
+            held.value = 4
+            let capacity = runtime.declarations.slotCapacity
+            // Newer than `reading`, so each has a larger index: the last one is past the table's capacity.
+            let added = (0...capacity).map { value in declare.atom { value } }
+            let body = derive { () -> [Int] in
+                let before = reading.value  // the table as it was
+                let values = added.map(\.value)  // creates the instances: the table grows by copy
+                return [before] + values + [reading.value]  // read in the grown table
+            }
+            #expect(body.value == [4] + Array(0...capacity) + [4])
+            #expect(runtime.declarations.slotCapacity > capacity)
+            #expect(runtime.declaredInstanceCount == capacity + 2)
+            held.value = 6
+            #expect(body.value == [6] + Array(0...capacity) + [6])
+        }
+    }
+
     @Test func aBodySeesResetsAndOverridesAtOnce() {
         withIsolatedRuntime {
             let log = RunLog<Int>()
@@ -64,6 +88,14 @@ private let gated = declare.derived { gate.value ? announced.value : 0 }
             #expect(log.values == [11, 33, 11, 99, 909, 202])
             _ = show
         }
+    }
+
+    @Test func aBodyReadingADeclarationItIsComputingTrapsWithTheCycle() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            withIsolatedRuntime { _ = ping.value }  // ping's body reads pong, whose body reads ping
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Ripple: cycle: derivation reads itself: ping -> pong -> ping."), "\(message)")
     }
 
     @Test func hooksCausedByAReadInABodyRunWhenTheOutermostOperationEnds() {

@@ -76,15 +76,22 @@ void ripple_slot_table_destroy(ripple_slot_table *table);
  * negative or the array could not grow (out of memory). */
 bool ripple_slot_table_store(ripple_slot_table *table, long index, ripple_slot_entry entry);
 
-/* The entry at `index`, with a NULL object when there is none or a writer is
- * changing it, except between a writer's clearing of the handle and its store
- * of the new object and handle: then the object comes with a handle whose
- * generation is 0, which names no node (the engine reports it, and the caller
- * takes it as a miss). That case costs no test here: the caller tests the
- * object anyway. Returned by value, so that a caller inlining it keeps the
- * entry in registers. */
-static inline ripple_slot_entry ripple_slot_table_get(const ripple_slot_table *table, long index) {
-    ripple_slot_entry out = {0};
+/* The entry at `index` as a read finds it: the object (NULL: none, or a
+ * writer is changing it) and its node's handle as stored (slot | generation
+ * << 32), with the table's graph tag. Between a writer's clearing of the
+ * handle and its store of the new object and handle, the object comes with
+ * the handle 0, which names no node (generations are never 0: the engine
+ * reports it, and the caller takes it as a miss). That case costs no test
+ * here: the caller tests the object anyway. Returned by value, so that a
+ * caller inlining it keeps the entry in registers. */
+typedef struct ripple_slot_found {
+    void *object;
+    uint64_t handle;
+    uint32_t graph_tag;
+} ripple_slot_found;
+
+static inline ripple_slot_found ripple_slot_table_find(const ripple_slot_table *table, long index) {
+    ripple_slot_found out = {0};
     /* Pairs with the release store that published the array: its capacity and
      * the entries copied into it are seen. */
     const ripple_slot_array *array = __atomic_load_n(&table->array, __ATOMIC_ACQUIRE);
@@ -101,10 +108,23 @@ static inline ripple_slot_entry ripple_slot_table_get(const ripple_slot_table *t
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&stored->handle, __ATOMIC_RELAXED) != handle) return out;
     out.object = object;
-    out.slot = (uint32_t)handle;
-    out.generation = (uint32_t)(handle >> 32);
+    out.handle = handle;
     out.graph_tag = __atomic_load_n(&table->graph_tag, __ATOMIC_RELAXED);
     return out;
+}
+
+/* The entry at `index` (ripple_slot_table_find), with the handle in the fields
+ * of rp_node_t. */
+static inline ripple_slot_entry ripple_slot_table_get(const ripple_slot_table *table, long index) {
+    ripple_slot_found found = ripple_slot_table_find(table, index);
+    ripple_slot_entry out = {found.object, (uint32_t)found.handle, (uint32_t)(found.handle >> 32), found.graph_tag};
+    return out;
+}
+
+/* How many entries the current array holds (tests check that it grew). */
+static inline unsigned long ripple_slot_table_capacity(const ripple_slot_table *table) {
+    /* Pairs with the release store that published the array. */
+    return __atomic_load_n(&table->array, __ATOMIC_ACQUIRE)->capacity;
 }
 
 /* Loads the entry at `index` into `out`; false when there is none. */

@@ -23,7 +23,23 @@
 
 #include <stdbool.h>
 
-extern _Thread_local void *ripple_thread_evaluating_runtime;
+/* The module's thread-locals use the initial-exec TLS model: an access is a
+ * load at a fixed offset from the thread pointer. The default model for
+ * position-independent code reaches them through a call (__tls_get_addr),
+ * which the linker rewrites into a load when it links an executable but whose
+ * clobbered registers the compiler has already kept free: a function that
+ * reads the evaluating runtime would save a register to keep its arguments.
+ * Initial-exec wants the module loaded with the program (linked in, or a
+ * library the program links against); a library opened later with dlopen
+ * takes these few bytes from the static TLS space the loader reserves for
+ * such libraries. ELF only: other formats have a single model. */
+#if defined(__ELF__)
+#define RIPPLE_THREAD_LOCAL _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define RIPPLE_THREAD_LOCAL _Thread_local
+#endif
+
+extern RIPPLE_THREAD_LOCAL void *ripple_thread_evaluating_runtime;
 
 /* The runtime evaluating on this thread (an unretained pointer), or NULL. */
 static inline void *ripple_thread_state_evaluating(void) {
@@ -37,7 +53,7 @@ static inline void ripple_thread_state_set_evaluating(void *runtime) {
 /* Set by the hash of the Observation probe's key path: Observation hashes the
  * key paths a registrar's `access` records, and records them only inside
  * `withObservationTracking`. Cleared before each probe, read after it. */
-extern _Thread_local bool ripple_thread_observation_probed;
+extern RIPPLE_THREAD_LOCAL bool ripple_thread_observation_probed;
 
 static inline bool ripple_thread_state_observation_probed(void) {
     return ripple_thread_observation_probed;
@@ -65,7 +81,7 @@ static inline void ripple_pending_observed_writes_add(long delta) {
 /* The runtime whose explicit batch (`Runtime.batch`) is innermost on this
  * thread (an unretained pointer), or NULL: a write Observation announces there
  * is complete when the batch ends. */
-extern _Thread_local void *ripple_thread_batching_runtime;
+extern RIPPLE_THREAD_LOCAL void *ripple_thread_batching_runtime;
 
 static inline void *ripple_thread_state_batching(void) {
     return ripple_thread_batching_runtime;
@@ -87,7 +103,7 @@ static inline bool ripple_thread_state_holds(const void *runtime) {
 /* How many batches this thread has open, in any runtime. Declared state runs
  * its lifecycle hooks when the outermost one ends (or at once when none is
  * open and nothing evaluates on this thread). */
-extern _Thread_local long ripple_thread_batch_depth;
+extern RIPPLE_THREAD_LOCAL long ripple_thread_batch_depth;
 
 static inline long ripple_thread_state_batch_depth(void) {
     return ripple_thread_batch_depth;

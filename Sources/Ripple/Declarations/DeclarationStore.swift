@@ -17,7 +17,7 @@ final class DeclarationStore {
     /// Guards every stored property below; never held while calling into the graph or into user code.
     private let lock = SpinLock()
     /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
-    /// read without it by `beginDeclaredRead(_:)` (ripple_slot_table.h).
+    /// read without it by `readDeclaredInEvaluation(_:)` and `beginDeclaredRead(_:)` (ripple_slot_table.h).
     let slots: UnsafeMutablePointer<ripple_slot_table>
     /// The member table of each family, by its index; created on the family's first use in this runtime.
     private var familyTables: [Int: AnyObject] = [:]
@@ -52,6 +52,11 @@ final class DeclarationStore {
         ripple_slot_table_destroy(slots)
         lock.deallocate()
         pendingCount.deallocate()
+    }
+
+    /// How many slots the table has room for now, without growing (tests check that it grew).
+    var slotCapacity: Int {
+        Int(ripple_slot_table_capacity(slots))
     }
 
     /// The live node in `index`'s slot, retained, or nil.

@@ -71,9 +71,9 @@ public final class DeclaredAtom<Value>: Sendable {
     @inlinable
     public var value: Value {
         get {
+            // Inside an evaluation, the common case: a look-up and the engine's read, inlined here; nothing to end.
+            if let object = readDeclaredInEvaluation(declaration.index) { return Self.value(of: object) }
             let section = beginDeclaredRead(declaration.index)
-            // Inside an evaluation, the common case: nothing to end.
-            if _fastPath(section.isHeldByEvaluation) { return Self.value(of: section.object.unsafelyUnwrapped) }
             guard let object = section.object else { return instance(forReadIn: section.runtime).value }
             let value = Self.value(of: object)
             endDeclaredRead(section)

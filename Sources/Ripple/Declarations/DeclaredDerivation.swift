@@ -63,9 +63,9 @@ public final class DeclaredDerivation<Value>: Sendable {
     /// Threading: from any thread.
     @inlinable
     public var value: Value {
+        // Inside an evaluation, the common case: a look-up and the engine's read, inlined here; nothing to end.
+        if let object = readDeclaredInEvaluation(declaration.index) { return Self.value(of: object) }
         let section = beginDeclaredRead(declaration.index)
-        // Inside an evaluation, the common case: nothing to end.
-        if _fastPath(section.isHeldByEvaluation) { return Self.value(of: section.object.unsafelyUnwrapped) }
         guard let object = section.object else {
             // Read as a node (which creates the instance, or handles the read better: see `beginDeclaredRead(_:)`),
             // then run the update hooks its recomputation queued, if outermost. The node comes back as a pointer,

@@ -76,7 +76,7 @@ public final class Runtime {
     let asyncRunsInFlight: UnsafeMutablePointer<CLong>
 
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
-    @exclusivity(unchecked) private(set) var graph: OpaquePointer
+    @usableFromInline @exclusivity(unchecked) private(set) var graph: OpaquePointer
 
     /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
     let settleBound: Int
@@ -89,9 +89,11 @@ public final class Runtime {
     /// overrides and their pending lifecycle hooks.
     let declarations: DeclarationStore
 
-    /// The slot table of ``declarations``, read without a lock by a declaration's read (`beginDeclaredRead(_:)`):
-    /// kept here so that a read inside a body reaches it in one load from the evaluating runtime.
-    let declarationSlots: UnsafeMutablePointer<ripple_slot_table>
+    /// The slot table of ``declarations`` (a `ripple_slot_table`), read without a lock by a declaration's read
+    /// (`readDeclaredInEvaluation(_:)`, `beginDeclaredRead(_:)`): kept here so that a read inside a body reaches
+    /// it in one load from the evaluating runtime. Opaque, so that this file needs no public import for the
+    /// inlinable read.
+    @usableFromInline let declarationSlots: OpaquePointer
 
     /// The Observation probe (`ObservationProbe.shared`), kept here so that a read outside evaluations, which asks
     /// it whether Observation is tracking, reaches it with one load. Unmanaged: the static keeps it alive for the
@@ -167,7 +169,7 @@ public final class Runtime {
         self.tracksObservableReads = tracksObservableReads
         let declarations = DeclarationStore()
         self.declarations = declarations
-        declarationSlots = declarations.slots
+        declarationSlots = OpaquePointer(declarations.slots)
         state = .allocate(capacity: 1)
         state.initialize(to: RuntimeState())
         asyncRunsInFlight = .allocate(capacity: 1)

@@ -372,10 +372,11 @@ public class RippleNode {
         return try exclusivelyHoldingGraph(body)
     }
 
-    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`.
-    @usableFromInline
+    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`, specialized where
+    /// the caller is.
+    @inlinable
     final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
-        try runtime.holdingGraph(body)
+        try unownedRuntime.holdingGraph(body)
     }
 
     /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this

@@ -18,10 +18,9 @@ extension Runtime {
     /// Threading: from any thread. Other threads see all of the batch's writes or none: they wait while it runs
     /// (keep it short, and never wait inside it for another thread that uses the runtime). The effects run on
     /// the calling thread before `batch` returns.
-    ///
-    /// Inlinable, so that the body's call is specialized where `T` is known: the batch's own work is two calls.
     @inlinable
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
+        // Inlinable, so that the body's call is specialized where `T` is known: the batch's own work is two calls.
         let outer = beginMarkedBatch()
         defer { endMarkedBatch(restoring: outer) }
         return try body()
@@ -94,6 +93,7 @@ extension Runtime {
 /// ```
 ///
 /// Threading: from any thread. See ``Runtime/batch(_:)``.
+@inlinable
 public func batch<T>(_ body: () throws -> T) rethrows -> T {
     try Runtime.current.batch(body)
 }

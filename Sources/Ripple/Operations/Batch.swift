@@ -48,6 +48,7 @@ extension Runtime {
     /// A batch without the thread's batch mark, for Ripple's own writes and updates (`RippleNode.exclusively`): one
     /// thread-local store less per write. A write of an `@Observable` property inside `AtomObject.update`'s body is
     /// then treated as one outside any batch.
+    ///
     /// Inlinable, like ``batch(_:)``: a write outside any batch (`RippleNode.exclusively`) reaches it from the
     /// caller's specialized code.
     @inlinable

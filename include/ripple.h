@@ -384,6 +384,17 @@ typedef struct rp_read_section {
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section);
 rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section);
 
+/* rp_node_read_begin, a copy of `size` bytes from `src` to `dst`, and
+ * rp_node_read_end, in one call, for a host that keeps the node's value in
+ * plain memory: the copy is made inside the read section, so it is the value
+ * the read made current, and the call returns the end's status. When the read
+ * fails, nothing is copied and no section was open (the begin's status).
+ * RP_EINVAL for a NULL graph, or a NULL `dst` or `src` with a `size` other
+ * than 0. `src` and `dst` must not overlap; `src` must be memory that only the
+ * graph's computes and writes change. */
+rp_status_t rp_node_read_copy(rp_graph_t *graph, rp_node_t node, void *RP_NULLABLE dst, const void *RP_NULLABLE src,
+                              size_t size);
+
 /* Announces that the host stored a new value in a source. Readers are marked;
  * outside a batch, the effects that depend on the change run before the call
  * returns, in creation order (RP_ELOOP if they do not settle). Hosts skip the

@@ -22,6 +22,8 @@
  */
 #include "graph.h"
 
+#include <string.h>
+
 /* A re-validation walk keeps room for its next frame at `top` (its local copy
  * of the stack top), and `*stack` is its copy of the stack: false when the
  * stack had to grow (the walk went deeper than any before) and could not. The
@@ -708,6 +710,50 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
     }
     rp_shared_exit(graph, ticket);
     return RP_OK;
+}
+
+/* The copy of rp_node_read_copy: memcpy, which must not be given NULL even
+ * for 0 bytes. */
+static inline void copy_value(void *dst, const void *src, size_t size) {
+    if (size != 0) memcpy(dst, src, size);
+}
+
+/* rp_node_read_copy outside runs, holding the graph: refresh, copy, then run
+ * what the read made due (as rp_node_read_end does). Leaves the graph on
+ * failure (read_held_outside_run does). */
+static __attribute__((noinline)) rp_status_t read_copy_held(rp_graph_t *graph, rp_node_t node, void *dst,
+                                                            const void *src, size_t size) {
+    rp_status_t status = read_held_outside_run(graph, node);
+    if (status) return status;
+    copy_value(dst, src, size);
+    status = rp_settle(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+/* rp_node_read_copy outside runs: rp_node_read_begin's section, the copy, and
+ * rp_node_read_end, in one call. */
+static __attribute__((noinline)) rp_status_t read_copy_outside_run(rp_graph_t *graph, rp_node_t node, void *dst,
+                                                                   const void *src, size_t size, void *self) {
+    uint32_t ticket;
+    if (!enter_for_read(graph, node, self, &ticket)) {
+        copy_value(dst, src, size);
+        rp_shared_exit(graph, ticket);
+        return RP_OK;
+    }
+    if (!rp_settled(graph) || fresh_record(graph, node) == NULL) return read_copy_held(graph, node, dst, src, size);
+    copy_value(dst, src, size);
+    rp_exclusive_exit(graph);
+    return RP_OK;
+}
+
+rp_status_t rp_node_read_copy(rp_graph_t *graph, rp_node_t node, void *dst, const void *src, size_t size) {
+    if (graph == NULL || (size != 0 && (dst == NULL || src == NULL))) return RP_EINVAL;
+    void *self = rp_thread_self();
+    if (!reading_in_run(graph, self)) return read_copy_outside_run(graph, node, dst, src, size, self);
+    rp_status_t status = read_in_run(graph, node);
+    if (status == RP_OK) copy_value(dst, src, size);
+    return status;
 }
 
 /* A whole read outside runs (begin and end in one) past the common case,

@@ -52,6 +52,8 @@ static rp_kind_t *volatile null_kind_out;
 static void **volatile null_data_out;
 static rp_read_section_t *volatile null_section;
 static uint64_t *volatile null_run_out;
+static void *volatile null_dst;
+static const void *volatile null_src;
 
 /* Checks a graph after a refused call: consistent and unchanged in size. */
 static void expect_intact(th_world_t *w, size_t nodes, size_t edges)
@@ -164,6 +166,13 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_node_read_end(null_graph, &section), RP_EINVAL);
     CHECK_ST(rp_node_read_end(g, null_section), RP_EINVAL);
     CHECK_EQ(section.ticket, 12345);
+    int64_t copied = 77, source = 5;
+    CHECK_ST(rp_node_read_copy(null_graph, s->h, &copied, &source, sizeof copied), RP_EINVAL);
+    CHECK_ST(rp_node_read_copy(g, s->h, null_dst, &source, sizeof copied), RP_EINVAL);
+    CHECK_ST(rp_node_read_copy(g, s->h, &copied, null_src, sizeof copied), RP_EINVAL);
+    CHECK_EQ(copied, 77);
+    /* Nothing to copy: the pointers are not needed. */
+    CHECK_ST(rp_node_read_copy(g, s->h, null_dst, null_src, 0), RP_OK);
 
     expect_intact(&w, 2, 1);
     CHECK_EQ(c->computes, 1);
@@ -211,6 +220,15 @@ static rp_status_t call_read_section(rp_graph_t *g, rp_node_t node)
         return status;
     }
     return rp_node_read_end(g, &section);
+}
+
+/* rp_node_read_copy: a failed read copies nothing. */
+static rp_status_t call_read_copy(rp_graph_t *g, rp_node_t node)
+{
+    int64_t copied = 77, source = 5;
+    rp_status_t status = rp_node_read_copy(g, node, &copied, &source, sizeof copied);
+    CHECK_EQ(copied, status == RP_OK ? 5 : 77);
+    return status;
 }
 
 static rp_status_t call_kind(rp_graph_t *g, rp_node_t node)
@@ -279,7 +297,7 @@ static const struct {
     {"rp_effect_update", call_update},      {"rp_node_read_begin", call_read_section},
     {"rp_async_run", call_async_run},       {"rp_async_track_begin", call_track},
     {"rp_async_resolve_begin", call_resolve}, {"rp_async_restart", call_restart},
-    {"rp_node_invalidate", call_invalidate},
+    {"rp_node_invalidate", call_invalidate}, {"rp_node_read_copy", call_read_copy},
 };
 
 static void bad_handles_are_refused(void)

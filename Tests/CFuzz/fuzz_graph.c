@@ -313,7 +313,16 @@ static rp_status_t host_read(model_node_t *reader, int id, long *value)
     bool was_alive = n->alive;
     *value = 0;
     trace("%*sread %d (by %d)\n", 2 * callback_depth, "", id, reader ? reader->id : -1);
-    rp_status_t status = rp_node_read(h.graph, n->handle);
+    /* Every other read copies the value inside the engine's section
+     * (rp_node_read_copy): the same read, so the same checks follow. The copy
+     * is the one the section saw; the checks below use the host's value after
+     * the call, as for rp_node_read. */
+    long copied = 0;
+    const long *source = n->kind == RP_KIND_SOURCE ? &n->committed : &n->value;
+    rp_status_t status = ((unsigned long)id + h.epoch) % 2 ? rp_node_read_copy(h.graph, n->handle, &copied, source,
+                                                                               sizeof copied)
+                                                           : rp_node_read(h.graph, n->handle);
+    (void)copied;
     if (!was_alive) {
         require_status(status, RP_ESTALE, "read of a disposed node");
         return RP_OK;

@@ -185,10 +185,40 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// directly or through others, traps with a message that names the cycle.
     @inlinable
     public var value: Value {
-        let ticket = beginRead()
+        // Inside an evaluation of this runtime (the common case) the ticket is 0 and the read is done: the load
+        // needs no section. Any other ticket (outside evaluations, or a failed read) takes the call.
+        let ticket = beginEvaluationRead()
+        if _slowPath(ticket != RippleNode.heldByEvaluationTicket) { return value(readingOutsideEvaluation: ticket) }
         if _slowPath(!hasValue) { missingValue(ticket) }
+        return cached.pointee
+    }
+
+    /// ``value`` when `beginEvaluationRead()` did not read inside an evaluation. Outside evaluations of this
+    /// runtime on this thread, a value whose type is plain bytes (`_isPOD`) is copied inside the engine's read
+    /// section by one engine call (`readOutsideEvaluation(copying:into:byteCount:)`); any other is loaded between
+    /// the section's begin and end. A failed read inside an evaluation traps with its status. Specialized where the
+    /// value type is known, out of line so that the common read stays short.
+    @inlinable @inline(never)
+    func value(readingOutsideEvaluation ticket: UInt32) -> Value {
+        guard ticket == RippleNode.outsideEvaluationTicket else {
+            endRead(ticket)  // a failed read inside an evaluation: traps with its status
+            missingValue(ticket)
+        }
+        if _isPOD(Value.self) {
+            return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+                let destination = buffer.baseAddress.unsafelyUnwrapped
+                readOutsideEvaluation(
+                    copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
+                    byteCount: MemoryLayout<Value>.size)
+                // A read that left no value never copied one: an internal error.
+                if _slowPath(!hasValue) { missingValue(RippleNode.heldByEvaluationTicket) }
+                return destination.move()
+            }
+        }
+        let section = beginReadOutsideEvaluation()
+        if _slowPath(!hasValue) { missingValue(section) }
         let value = cached.pointee
-        endRead(ticket)
+        endRead(section)
         return value
     }
 

@@ -257,6 +257,43 @@ public class RippleNode {
         return rp_node_read(graph, handle).rawValue
     }
 
+    /// ``beginRead()`` for a caller that finishes reads outside evaluations itself (`Derivation.value`): inside an
+    /// evaluation of this runtime on this thread, the same read (the engine's status as the ticket); anywhere else,
+    /// nothing done and ``outsideEvaluationTicket``.
+    @usableFromInline
+    final func beginEvaluationRead() -> UInt32 {
+        let innermost = UInt(bitPattern: EvaluationThreadState.innermost)
+        if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
+            return RippleNode.outsideEvaluationTicket
+        }
+        return rp_node_read(graph, handle).rawValue
+    }
+
+    /// A read outside evaluations of this runtime on this thread that copies the value, `byteCount` bytes of plain
+    /// memory at `source` that only the graph's computes and writes change, into `destination`. The checks of
+    /// ``beginReadOutsideEvaluation()``, then, in the common case, one engine call (`rp_node_read_copy`) that
+    /// opens the read section, copies and ends it, where a section's begin and end take two. Traps if the read
+    /// fails.
+    @usableFromInline @inline(never)
+    final func readOutsideEvaluation(
+        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
+    ) {
+        if _slowPath(
+            EvaluationThreadState.innermost != nil || ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0
+                || PendingObservedWrites.arePending)
+        {
+            // Another runtime evaluates (a trap), an async run may be the reader, or observed writes wait: the
+            // general path, with its section.
+            let ticket = beginReadOutsideEvaluation()
+            destination.copyMemory(from: source, byteCount: byteCount)
+            return endRead(ticket)
+        }
+        // Inside `withObservationTracking`, Observation records the read.
+        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
+        let status = rp_node_read_copy(graph, handle, destination, source, byteCount)
+        if _slowPath(status != .RP_OK) { failSection(status.rawValue) }
+    }
+
     /// Opens the engine's read section.
     @inline(__always)
     private func beginSection() -> UInt32 {
@@ -274,8 +311,8 @@ public class RippleNode {
 
     /// ``beginRead()`` outside an evaluation of this runtime on this thread: inside another runtime's (a trap), in an
     /// async derivation's run, or anywhere else (where Observation may be tracking).
-    @inline(never)
-    private func beginReadOutsideEvaluation() -> UInt32 {
+    @usableFromInline @inline(never)
+    final func beginReadOutsideEvaluation() -> UInt32 {
         // A node read inside another runtime's evaluation on this thread could not be tracked. Only this thread's
         // record is consulted: other threads may be evaluating in this runtime meanwhile.
         if let innermost = EvaluationThreadState.innermost {
@@ -315,10 +352,15 @@ public class RippleNode {
     ///   section to end;
     /// - up to ``failedReadTicketLimit``: the status of such a read that failed (the engine's statuses are small);
     /// - ``trackedForRunTicket``: a read inside a track section of an async run;
+    /// - ``outsideEvaluationTicket``: from `beginEvaluationRead()` only, a read not made yet;
     /// - anything else: an engine section's ticket xor ``sectionTicketMark``. The engine's tickets are small stripe
     ///   numbers, UInt32.max - 2 for a read by a compute or run, or UInt32.max for another read by the thread
     ///   holding the graph, so marked they are none of the above.
     @inlinable static var heldByEvaluationTicket: UInt32 { 0 }
+
+    /// What `beginEvaluationRead()` returns for a read outside evaluations of the node's runtime on this thread:
+    /// nothing read yet.
+    @inlinable static var outsideEvaluationTicket: UInt32 { 0x2000_0000 }
 
     /// The largest ticket that is the status of a failed read inside an evaluation.
     static let failedReadTicketLimit: UInt32 = 0xFFFF
@@ -377,10 +419,11 @@ public class RippleNode {
         return try exclusivelyHoldingGraph(body)
     }
 
-    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`.
-    @usableFromInline
+    /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`, specialized where
+    /// the caller is.
+    @inlinable
     final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
-        try runtime.holdingGraph(body)
+        try unownedRuntime.holdingGraph(body)
     }
 
     /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this

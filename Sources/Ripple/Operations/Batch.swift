@@ -18,30 +18,48 @@ extension Runtime {
     /// Threading: from any thread. Other threads see all of the batch's writes or none: they wait while it runs
     /// (keep it short, and never wait inside it for another thread that uses the runtime). The effects run on
     /// the calling thread before `batch` returns.
+    @inlinable
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
+        // Inlinable, so that the body's call is specialized where `T` is known: the batch's own work is two calls.
+        let outer = beginMarkedBatch()
+        defer { endMarkedBatch(restoring: outer) }
+        return try body()
+    }
+
+    /// Begins an explicit ``batch(_:)`` and marks it on this thread, so that a write Observation announces inside
+    /// it (before the value is stored) reaches Ripple when the batch ends, once the write is complete
+    /// (ObservedProperties.swift). Returns the mark it replaced, for `endMarkedBatch(restoring:)`.
+    @usableFromInline
+    func beginMarkedBatch() -> UnsafeMutableRawPointer? {
         beginBatch()
-        // Marks the batch on this thread, so that a write Observation announces inside it (before the value is
-        // stored) reaches Ripple when the batch ends, once the write is complete (ObservedProperties.swift).
         let outer = ripple_thread_state_batching()
         ripple_thread_state_set_batching(opaqueSelf)
-        defer {
-            ripple_thread_state_set_batching(outer)
-            endBatch()
-        }
-        return try body()
+        return outer
+    }
+
+    /// Ends the batch `beginMarkedBatch()` began: puts back the thread's outer mark, then ends the batch (its
+    /// effects run).
+    @usableFromInline
+    func endMarkedBatch(restoring outer: UnsafeMutableRawPointer?) {
+        ripple_thread_state_set_batching(outer)
+        endBatch()
     }
 
     /// A batch without the thread's batch mark, for Ripple's own writes and updates (`RippleNode.exclusively`): one
     /// thread-local store less per write. A write of an `@Observable` property inside `AtomObject.update`'s body is
     /// then treated as one outside any batch.
+    ///
+    /// Inlinable, like ``batch(_:)``: a write outside any batch (`RippleNode.exclusively`) reaches it from the
+    /// caller's specialized code.
+    @inlinable
     func holdingGraph<T>(_ body: () throws -> T) rethrows -> T {
         beginBatch()
         defer { endBatch() }
         return try body()
     }
 
-    @inline(__always)
-    private func beginBatch() {
+    @usableFromInline @inline(__always)
+    func beginBatch() {
         let status = rp_batch_begin(graph)
         if _slowPath(status != .RP_OK) { fail(status, "beginning a batch", node: nil) }
         ripple_thread_state_add_batch_depth(1)
@@ -49,8 +67,8 @@ extension Runtime {
         if _slowPath(PendingObservedWrites.arePending) { PendingObservedWrites.apply(in: self) }
     }
 
-    @inline(__always)
-    private func endBatch() {
+    @usableFromInline @inline(__always)
+    func endBatch() {
         ripple_thread_state_add_batch_depth(-1)
         let status = rp_batch_end(graph)
         if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
@@ -76,6 +94,7 @@ extension Runtime {
 /// ```
 ///
 /// Threading: from any thread. See ``Runtime/batch(_:)``.
+@inlinable
 public func batch<T>(_ body: () throws -> T) rethrows -> T {
     try Runtime.current.batch(body)
 }

@@ -4,10 +4,14 @@ internal import CRippleThreadState
 ///
 /// A C11 thread-local (the internal `CRippleThreadState` module) holds an unretained pointer to the innermost
 /// evaluating ``Runtime``. Every evaluation saves the slot, points it at its own runtime and puts the saved value
-/// back when it returns (`RuntimeState.enterEvaluation(host:)`), so any nesting of runtimes on one thread leaves the
-/// innermost one in the slot. A read checks that the slot is empty or names its own runtime: a node of one runtime
-/// read inside another runtime's derivation or effect could not be tracked. ``onCleanup(_:)-37wcr`` uses it to find
-/// the running effect or derivation.
+/// back when it returns (`enter(_:)`, `exit(restoring:)`), so any nesting of runtimes on one thread leaves the
+/// innermost one in the slot. The slot is saved on every evaluation, not only when a runtime's first one starts:
+/// runtimes nest in any order on one thread (runtime 1's effect writes into runtime 2, whose effect runs runtime 1's
+/// effect), and each evaluation must find its own runtime innermost and leave the slot as it found it.
+///
+/// A read checks that the slot is empty or names its own runtime: a node of one runtime read inside another
+/// runtime's derivation or effect could not be tracked. ``onCleanup(_:)-37wcr`` uses it to find the runtime whose
+/// body is running, then asks that runtime which node evaluates (`Runtime.evaluatingNode`, the engine's record).
 enum EvaluationThreadState {
     /// The innermost runtime evaluating on this thread, as `Unmanaged<Runtime>` opaque pointer, or nil.
     static var innermost: UnsafeMutableRawPointer? {
@@ -18,5 +22,20 @@ enum EvaluationThreadState {
     /// The innermost runtime evaluating on this thread, or nil.
     static var innermostRuntime: Runtime? {
         innermost.map { Unmanaged<Runtime>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Makes `runtime` (as the engine hands it to callbacks) the innermost evaluating runtime, before a compute or
+    /// a run calls user code; returns the slot's value before, for `exit(restoring:)`.
+    @inline(__always)
+    static func enter(_ runtime: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        let outer = innermost
+        innermost = runtime  // a store: cheaper than comparing first
+        return outer
+    }
+
+    /// Puts back what `enter(_:)` returned, once user code returned.
+    @inline(__always)
+    static func exit(restoring outer: UnsafeMutableRawPointer?) {
+        innermost = outer
     }
 }

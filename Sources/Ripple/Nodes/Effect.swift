@@ -49,7 +49,7 @@ public final class Effect: RippleNode, Subscriber {
     // The flags first: they fill the end of RippleNode's last word (see there).
 
     /// The body is running (guards ``run()`` called from inside it).
-    @exclusivity(unchecked) private var isRunning = false
+    @exclusivity(unchecked) private(set) var isRunning = false
     /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
     let isValuesObserver: Bool
     /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
@@ -208,6 +208,14 @@ public final class Effect: RippleNode, Subscriber {
     /// A `values` observer is Ripple's own node, shown apart from the effects the program created.
     override var kindName: String { isValuesObserver ? "values observer" : "effect" }
 
+    override var retainsItsSources: Bool { !isValuesObserver }
+
+    override func register(cleanup: @escaping () -> Void) -> Bool {
+        guard isRunning else { return false }  // its cleanups are running, not its body
+        cleanups.append(cleanup)
+        return true
+    }
+
     deinit {
         // No cleanups to run (or cancelled already): leaving the graph is all that cancel() would do, and needs no
         // batch around it; the body goes with the object, outside the graph. No run is in progress or can start
@@ -297,21 +305,17 @@ public final class Effect: RippleNode, Subscriber {
     /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside
     /// a closure, the body's in-place call in `runEffect()` would become a copy, a retain and a release per run.)
     override func run(host: UnsafeMutableRawPointer) {
-        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
-        let outer = state.pointee.enterEvaluation(host: host)
+        let outer = EvaluationThreadState.enter(host)
         runEffect()
-        state.pointee.exitEvaluation(restoring: outer)
+        EvaluationThreadState.exit(restoring: outer)
     }
 
     @inline(__always)
     override func runEffect() {
         if !cleanups.isEmpty { runCleanups() }
         guard !cancelled else { return }  // a cleanup cancelled it
-        let state = self.state
         isRunning = true
-        state.pointee.runningEffect = Unmanaged.passUnretained(self)
         Effect.call(&body)
-        state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
         if cancelled {  // during the run (by the body, or by an effect it ran)
             if !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body

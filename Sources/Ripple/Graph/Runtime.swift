@@ -61,9 +61,9 @@ public final class Runtime {
         RippleContext.runtimeOverride ?? shared
     }
 
-    /// What evaluations need (the change hook count, a tracked read's section), in memory allocated once: nodes reach this
-    /// pointer through their unowned reference to the runtime, so a read or a write costs no reference counting
-    /// and no exclusivity check. Only the thread holding the graph touches it.
+    /// What reads and writes need (the change hook count, a tracked read's section), in memory allocated once:
+    /// nodes reach this pointer through their unowned reference to the runtime, so a read or a write costs no
+    /// reference counting and no exclusivity check. Only the thread holding the graph touches it.
     @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is

@@ -48,7 +48,8 @@ internal import CRipple
 public final class Effect: RippleNode, Subscriber {
     // The flags first: they fill the end of RippleNode's last word (see there).
 
-    /// The body is running (guards ``run()`` called from inside it).
+    /// The body is running (guards ``run()`` called from inside it; `onCleanup` and `Runtime.runningEffect` tell
+    /// the body from the cleanups before it).
     @exclusivity(unchecked) private(set) var isRunning = false
     /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
     let isValuesObserver: Bool

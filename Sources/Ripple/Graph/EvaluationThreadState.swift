@@ -38,4 +38,27 @@ enum EvaluationThreadState {
     static func exit(restoring outer: UnsafeMutableRawPointer?) {
         innermost = outer
     }
+
+    /// Runs `body`, a compute of `runtime` (as the engine hands it to callbacks), with `runtime` as the innermost
+    /// evaluating runtime. A flush (`Runtime.endBatch()`) and a read outside evaluations that may compute
+    /// (`RippleNode.readOutsideEvaluation(copying:into:byteCount:)`) mark their runtime once for all the computes
+    /// they cause, as does an evaluation for the computes its reads cause: then the slot names the runtime already
+    /// and the compute costs one comparison. Otherwise `evaluatingMarked(_:_:)`, out of line, marks it around
+    /// `body` (so that the common path saves no registers for it).
+    @inline(__always)
+    static func evaluating<T>(_ runtime: UnsafeMutableRawPointer, _ body: () -> T) -> T {
+        // Compared as integers: one compare, no optional test.
+        if _fastPath(UInt(bitPattern: innermost) == UInt(bitPattern: runtime)) { return body() }
+        return evaluatingMarked(runtime, body)
+    }
+
+    /// `evaluating(_:_:)` when the slot does not name `runtime`: saves the slot, points it at `runtime` around
+    /// `body` and puts it back.
+    @inline(never)
+    static func evaluatingMarked<T>(_ runtime: UnsafeMutableRawPointer, _ body: () -> T) -> T {
+        let outer = enter(runtime)
+        let result = body()
+        exit(restoring: outer)
+        return result
+    }
 }

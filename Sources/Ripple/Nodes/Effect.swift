@@ -199,11 +199,17 @@ public final class Effect: RippleNode, Subscriber {
     }
 
     /// The observer behind a `values` sequence: a synchronous effect in `runtime` whose reads do not keep what
-    /// they read alive.
+    /// they read alive. Its body counts itself in `RuntimeState.valuesObserverRuns` while it runs, so that the
+    /// engine's `watched` callback asks which node reads only then.
     convenience init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
+        let state = runtime.state  // freed with the runtime, which the effect keeps
         self.init(
-            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0, body: body
-        )
+            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0
+        ) {
+            state.pointee.valuesObserverRuns += 1
+            body()
+            state.pointee.valuesObserverRuns -= 1
+        }
     }
 
     /// A `values` observer is Ripple's own node, shown apart from the effects the program created.

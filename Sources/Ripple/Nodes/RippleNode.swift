@@ -290,11 +290,7 @@ public class RippleNode {
         }
         // Inside `withObservationTracking`, Observation records the read.
         if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
-        // The computes this read may cause (each under the graph, held exclusively) find their runtime in the
-        // thread's slot and leave it alone; no other code of this runtime runs on this thread meanwhile.
-        EvaluationThreadState.innermost = unownedRuntime.opaqueSelf
         let status = rp_node_read_copy(graph, handle, destination, source, byteCount)
-        EvaluationThreadState.innermost = nil  // it was nil: checked above
         if _slowPath(status != .RP_OK) { failSection(status.rawValue) }
     }
 

@@ -39,17 +39,22 @@ enum EvaluationThreadState {
         innermost = outer
     }
 
+    /// Whether the slot names `runtime` already. Compared as integers: one compare, no optional test.
+    @inline(__always)
+    static func names(_ runtime: UnsafeMutableRawPointer) -> Bool {
+        UInt(bitPattern: innermost) == UInt(bitPattern: runtime)
+    }
+
     /// Runs `body`, a compute of `runtime` (as the engine hands it to callbacks), with `runtime` as the innermost
     /// evaluating runtime. A flush (`Runtime.endBatch()`) marks its runtime once for all the computes it causes,
     /// as does an evaluation for the computes its reads cause: then the slot names the runtime already and the
     /// compute costs one comparison. (A read outside evaluations does not: the `released` hook of a declaration
     /// whose last reader it removed runs at once only while nothing is marked, and no code after the read would
-    /// run it.) Otherwise `evaluatingMarked(_:_:)`, out of line, marks it around
-    /// `body` (so that the common path saves no registers for it).
+    /// run it.) Otherwise `evaluatingMarked(_:_:)`, out of line, marks it around `body` (so that the common path
+    /// saves no registers for it).
     @inline(__always)
     static func evaluating<T>(_ runtime: UnsafeMutableRawPointer, _ body: () -> T) -> T {
-        // Compared as integers: one compare, no optional test.
-        if _fastPath(UInt(bitPattern: innermost) == UInt(bitPattern: runtime)) { return body() }
+        if _fastPath(names(runtime)) { return body() }
         return evaluatingMarked(runtime, body)
     }
 

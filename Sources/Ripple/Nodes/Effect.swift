@@ -311,7 +311,19 @@ public final class Effect: RippleNode, Subscriber {
 
     /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside
     /// a closure, the body's in-place call in `runEffect()` would become a copy, a retain and a release per run.)
+    ///
+    /// A flush marks its runtime evaluating once (`Runtime.endBatch()`): then the slot names it already and the run
+    /// costs one comparison. Otherwise (an effect's first run, inside its creation; a scheduled update)
+    /// `runMarked(host:)` marks it around the run.
     override func run(host: UnsafeMutableRawPointer) {
+        if _fastPath(EvaluationThreadState.names(host)) { return runEffect() }
+        runMarked(host: host)
+    }
+
+    /// `run(host:)` when the thread's slot does not name the runtime yet: saves it, points it at the runtime
+    /// around the run and puts it back. Out of line, so that the common path saves no register for it.
+    @inline(never)
+    private func runMarked(host: UnsafeMutableRawPointer) {
         let outer = EvaluationThreadState.enter(host)
         runEffect()
         EvaluationThreadState.exit(restoring: outer)

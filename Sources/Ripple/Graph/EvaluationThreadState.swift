@@ -3,11 +3,13 @@ internal import CRippleThreadState
 /// Which runtime is evaluating (running a derivation's compute or an effect's run) on the current thread.
 ///
 /// A C11 thread-local (the internal `CRippleThreadState` module) holds an unretained pointer to the innermost
-/// evaluating ``Runtime``. Every evaluation saves the slot, points it at its own runtime and puts the saved value
-/// back when it returns (`enter(_:)`, `exit(restoring:)`), so any nesting of runtimes on one thread leaves the
-/// innermost one in the slot. The slot is saved on every evaluation, not only when a runtime's first one starts:
-/// runtimes nest in any order on one thread (runtime 1's effect writes into runtime 2, whose effect runs runtime 1's
-/// effect), and each evaluation must find its own runtime innermost and leave the slot as it found it.
+/// evaluating ``Runtime``. An evaluation that finds the slot naming another runtime, or none, saves it, points it at
+/// its own runtime and puts the saved value back when it returns (`evaluating(_:_:)`), so any nesting of runtimes on
+/// one thread leaves the innermost one in the slot: runtimes nest in any order on one thread (runtime 1's effect
+/// writes into runtime 2, whose effect runs runtime 1's effect), and each evaluation must find its own runtime
+/// innermost and leave the slot as it found it. An evaluation that finds its own runtime there leaves it alone: a
+/// flush marks its runtime once for all the computes and runs it makes (`Runtime.endBatch()`), as an evaluation
+/// does for those its reads cause.
 ///
 /// A read checks that the slot is empty or names its own runtime: a node of one runtime read inside another
 /// runtime's derivation or effect could not be tracked. ``onCleanup(_:)-37wcr`` uses it to find the runtime whose

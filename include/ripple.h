@@ -441,6 +441,17 @@ rp_status_t rp_untracked_end(rp_graph_t *graph);
  * section, on other threads, and inside untracked sections. */
 rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out);
 
+/* The node whose compute or run callback is in progress on the calling thread
+ * (the innermost one; an async node inside its track section) and the data
+ * pointer given at its creation, whatever its reads record: unlike
+ * rp_graph_tracking, an untracked section does not hide it. RP_NODE_NONE and
+ * NULL outside any compute, run or track section, and on threads that do not
+ * hold the graph. `node` may be NULL when only the data is wanted. A host
+ * keeps no copy of which of its nodes is evaluating: it asks here, in O(1)
+ * and without a lock. */
+rp_status_t rp_graph_evaluating(const rp_graph_t *graph, rp_node_t *RP_NULLABLE node,
+                                void *RP_NULLABLE *RP_NONNULL data);
+
 /* ------------------------------------------------------------ async nodes */
 
 /* An async node (RP_KIND_ASYNC) is a computed whose value comes from a run

@@ -138,6 +138,15 @@ rp_status_t rp_graph_tracking(const rp_graph_t *graph, rp_node_t *out) {
     return RP_OK;
 }
 
+rp_status_t rp_graph_evaluating(const rp_graph_t *graph, rp_node_t *node, void **data) {
+    if (graph == NULL || data == NULL) return RP_EINVAL;
+    /* Only the thread holding the graph can be computing or running in it. */
+    bool evaluating = rp_exclusive_held(graph) && graph->active_rec != NULL;
+    *data = evaluating ? graph->active_rec->data : NULL;
+    if (node != NULL) *node = evaluating ? rp_handle(graph, graph->active) : RP_NODE_NONE;
+    return RP_OK;
+}
+
 void rp_trace_slow(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t slot, uint32_t cause, bool changed) {
     rp_trace_event_t event = {kind, changed, rp_handle(graph, slot), RP_NODE_NONE, rp_rec(graph, slot)->data, NULL};
     if (cause != RP_NO_SLOT && (rp_rec(graph, cause)->flags & RP_F_LIVE)) {

@@ -171,6 +171,15 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
+    /* Taken now: a change during the run marks it again, with its own cause. */
+    uint32_t cause = RP_NO_SLOT;
+    if (tracing) {
+        cause = graph->causes[slot];
+        graph->causes[slot] = RP_NO_SLOT;
+        /* Told before the node becomes the active one: the event happens
+         * within the run that caused it (rp_graph_evaluating). */
+        if (effect) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
+    }
     uint32_t parent = graph->active;
     rp_node_rec_t *parent_rec = graph->active_rec;
     uint32_t untracked_depth = graph->untracked_depth;
@@ -180,14 +189,7 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
 
     rp_status_t status = RP_OK;
     rp_node_t handle = {slot, rec->generation, graph->tag};
-    /* Taken now: a change during the run marks it again, with its own cause. */
-    uint32_t cause = RP_NO_SLOT;
-    if (tracing) {
-        cause = graph->causes[slot];
-        graph->causes[slot] = RP_NO_SLOT;
-    }
     if (effect) {
-        if (tracing) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
         /* An async node's compute starts the run this stamp names: it is

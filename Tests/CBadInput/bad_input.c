@@ -148,6 +148,10 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_untracked_end(null_graph), RP_EINVAL);
     CHECK_ST(rp_graph_tracking(null_graph, &node), RP_EINVAL);
     CHECK_ST(rp_graph_tracking(g, null_node_out), RP_EINVAL);
+    void *evaluating_data = &node;
+    CHECK_ST(rp_graph_evaluating(null_graph, &node, &evaluating_data), RP_EINVAL);
+    CHECK_ST(rp_graph_evaluating(g, &node, null_data_out), RP_EINVAL);
+    CHECK(evaluating_data == &node);
     CHECK_NODE(node, TH_UNWRITTEN);
     CHECK_ST(rp_effect_update(null_graph, s->h), RP_EINVAL);
     uint64_t run = 77;

@@ -442,6 +442,18 @@ static model_node_t *callback_node(rp_graph_t *graph, rp_node_t node, void *data
     return n;
 }
 
+/* The engine names `n` as the node evaluating (rp_graph_evaluating), with
+ * the data it was created with, when its body starts and when it ends (after
+ * the computes its reads caused). */
+static void require_evaluating(const model_node_t *n, const char *what, const char *when)
+{
+    rp_node_t node = RP_NODE_NONE;
+    void *data = NULL;
+    require_status(rp_graph_evaluating(h.graph, &node, &data), RP_OK, "rp_graph_evaluating");
+    REQUIRE(data == n && node.slot == n->handle.slot && node.generation == n->handle.generation,
+            "%s %d %s: rp_graph_evaluating names slot %u, data %p", what, n->id, when, node.slot, data);
+}
+
 /* Shared by compute and run: checks, runs the body, keeps what it read. */
 static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const char *what)
 {
@@ -451,10 +463,12 @@ static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const 
     bool must_run = !n->has_value || n->failed || n->invalidated;
     memcpy(before, n->reads, sizeof before);
     trace("%*s%s %d {\n", 2 * callback_depth, "", what, n->id);
+    require_evaluating(n, what, "starts");
     callback_depth++;
     rp_status_t status = run_program(n, fail_now, result);
     callback_depth--;
     trace("%*s} %s %d: %s\n", 2 * callback_depth, "", what, n->id, rp_status_string(status));
+    require_evaluating(n, what, "ends");
     n->failed = status != RP_OK;
     if (status != RP_OK) return status;
     if (!must_run) require_reason_to_run(n, before, nbefore, what);

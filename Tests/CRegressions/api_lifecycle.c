@@ -191,6 +191,9 @@ static void the_all_zero_handle_is_never_a_live_node(void)
 
 typedef struct tracking_probe {
     rp_node_t in_body, in_untracked, after_untracked, after_inner_read;
+    /* What rp_graph_evaluating names: untracked sections do not hide it. */
+    rp_node_t evaluating_in_untracked;
+    void *data_in_body, *data_in_untracked, *data_after_inner_read;
     rp_status_t st;
 } tracking_probe_t;
 
@@ -199,9 +202,11 @@ static tracking_probe_t probe_c, probe_e;
 static long tracked_compute(th_world_t *w, th_node_t *self)
 {
     CHECK_ST(rp_graph_tracking(w->g, &probe_c.in_body), RP_OK);
+    CHECK_ST(rp_graph_evaluating(w->g, NULL, &probe_c.data_in_body), RP_OK);
     long v = th_read(w, self->in[0]);
     CHECK_ST(rp_untracked_begin(w->g), RP_OK);
     CHECK_ST(rp_graph_tracking(w->g, &probe_c.in_untracked), RP_OK);
+    CHECK_ST(rp_graph_evaluating(w->g, &probe_c.evaluating_in_untracked, &probe_c.data_in_untracked), RP_OK);
     CHECK_ST(rp_untracked_end(w->g), RP_OK);
     CHECK_ST(rp_graph_tracking(w->g, &probe_c.after_untracked), RP_OK);
     return v;
@@ -210,12 +215,15 @@ static long tracked_compute(th_world_t *w, th_node_t *self)
 static long tracked_effect(th_world_t *w, th_node_t *self)
 {
     CHECK_ST(rp_graph_tracking(w->g, &probe_e.in_body), RP_OK);
+    CHECK_ST(rp_graph_evaluating(w->g, NULL, &probe_e.data_in_body), RP_OK);
     long v = th_read(w, self->in[0]); /* computes in[0], a computed */
     CHECK_ST(rp_graph_tracking(w->g, &probe_e.after_inner_read), RP_OK);
+    CHECK_ST(rp_graph_evaluating(w->g, NULL, &probe_e.data_after_inner_read), RP_OK);
     CHECK_ST(rp_untracked_begin(w->g), RP_OK);
     CHECK_ST(rp_untracked_begin(w->g), RP_OK);
     CHECK_ST(rp_untracked_end(w->g), RP_OK);
     CHECK_ST(rp_graph_tracking(w->g, &probe_e.in_untracked), RP_OK); /* still inside the outer section */
+    CHECK_ST(rp_graph_evaluating(w->g, &probe_e.evaluating_in_untracked, &probe_e.data_in_untracked), RP_OK);
     CHECK_ST(rp_untracked_end(w->g), RP_OK);
     CHECK_ST(rp_graph_tracking(w->g, &probe_e.after_untracked), RP_OK);
     return v;
@@ -239,12 +247,27 @@ static void tracking_names_the_running_reader(void)
     CHECK_NODE(probe_e.after_inner_read, e->h);
     CHECK_NODE(probe_e.in_untracked, RP_NODE_NONE);
     CHECK_NODE(probe_e.after_untracked, e->h);
+    /* The node evaluating, with its data, in the body, after an inner compute and inside untracked
+     * sections. */
+    CHECK(probe_c.data_in_body == c && probe_c.data_in_untracked == c);
+    CHECK_NODE(probe_c.evaluating_in_untracked, c->h);
+    CHECK(probe_e.data_in_body == e && probe_e.data_after_inner_read == e && probe_e.data_in_untracked == e);
+    CHECK_NODE(probe_e.evaluating_in_untracked, e->h);
     /* Outside any body, and in an untracked section outside any body. */
+    void *data = &t;
     CHECK_ST(rp_graph_tracking(w.g, &t), RP_OK);
     CHECK_NODE(t, RP_NODE_NONE);
+    t = TH_UNWRITTEN;
+    CHECK_ST(rp_graph_evaluating(w.g, &t, &data), RP_OK);
+    CHECK_NODE(t, RP_NODE_NONE);
+    CHECK(data == NULL);
     CHECK_ST(rp_untracked_begin(w.g), RP_OK);
     CHECK_ST(rp_graph_tracking(w.g, &t), RP_OK);
     CHECK_NODE(t, RP_NODE_NONE);
+    data = &t;
+    CHECK_ST(rp_graph_evaluating(w.g, &t, &data), RP_OK);
+    CHECK_NODE(t, RP_NODE_NONE);
+    CHECK(data == NULL);
     CHECK_ST(rp_untracked_end(w.g), RP_OK);
     /* Top-level reads record no edge. */
     rp_graph_stats_t before = th_stats(&w);

@@ -136,6 +136,31 @@ import Ripple
         }
     }
 
+    /// Which body a cleanup belongs to is the node evaluating when `onCleanup` is called: a derivation the effect's
+    /// read computes takes its own, and the effect takes those registered after that read and inside `untracked`.
+    @Test func cleanupBelongsToTheBodyRunningWhenItIsRegistered() {
+        withIsolatedRuntime {
+            let a = atom(0)
+            var events: [String] = []
+            let doubled = derive {
+                let value = a.value
+                onCleanup { events.append("derivation cleanup \(value)") }
+                return value * 2
+            }
+            let effect = Effect {
+                let value = doubled.value  // computes `doubled` inside this run
+                onCleanup { events.append("effect cleanup \(value)") }
+                untracked { onCleanup { events.append("untracked cleanup \(value)") } }
+            }
+            #expect(events.isEmpty)
+            a.value = 1
+            #expect(events == ["derivation cleanup 0", "effect cleanup 0", "untracked cleanup 0"])
+            events = []
+            effect.cancel()
+            #expect(events == ["effect cleanup 2", "untracked cleanup 2"])
+        }
+    }
+
     @Test func cleanupRunsBeforeTheNextRunTriggeredInsideABatch() {
         withIsolatedRuntime {
             let a = atom(0)

@@ -119,12 +119,9 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// Starts a run when the engine asks (the first read, or a read or flush after an input changed, or
     /// `refresh()`): ends the previous run, sets the phase to suspending, and reports whether readers see a change.
     override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
-        changed.pointee = evaluating(host: host) {
-            // Not a derivation whose body runs now: a cleanup of the previous run that calls the synchronous
-            // onCleanup is outside any body.
-            state.pointee.computingDerivation = nil
-            return startRun()
-        }
+        // Not a derivation whose body runs now: a cleanup of the previous run that calls the synchronous onCleanup
+        // is outside any body (`register(cleanup:)` refuses it).
+        changed.pointee = evaluating(host: host) { startRun() }
         return .RP_OK
     }
 

@@ -57,10 +57,12 @@ extension Runtime {
                 // retain does not.
                 // An instance of a declaration is the exception: nothing else may hold it, and an observer that
                 // let it go would see it recreated by its next run, forever.
-                let state = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.state }
+                // The reader is the node evaluating (the engine links a node to the reader in progress), asked for
+                // only while the body of a values observer runs.
+                let runtime = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
-                if let reader = state.pointee.runningEffect,
-                   reader._withUnsafeGuaranteedRef({ $0.isValuesObserver }),
+                if _slowPath(runtime._withUnsafeGuaranteedRef { $0.state.pointee.valuesObserverRuns != 0 }),
+                   let reader = runtime._withUnsafeGuaranteedRef({ $0.evaluatingNode }), !reader.retainsItsSources,
                    node._withUnsafeGuaranteedRef({ $0.declaredInstance == nil }) {
                     return
                 }

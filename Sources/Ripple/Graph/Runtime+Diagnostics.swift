@@ -82,7 +82,7 @@ extension Runtime {
            rp_node_kind(other.graph, tracking, &kind) == .RP_OK {
             reader = "the \(kind == .RP_KIND_EFFECT ? "effect" : "derivation") \(other.label(of: tracking))"
         } else if let effect = other.runningEffect {
-            reader = "the effect \(effect.takeUnretainedValue().label)"
+            reader = "the effect \(effect.label)"
         }
         fatalError(
             """

@@ -61,9 +61,9 @@ public final class Runtime {
         RippleContext.runtimeOverride ?? shared
     }
 
-    /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes reach this
-    /// pointer through their unowned reference to the runtime, so a read or a write costs no reference counting
-    /// and no exclusivity check. Only the thread holding the graph touches it.
+    /// What reads and writes need (the change hook count, a tracked read's section), in memory allocated once:
+    /// nodes reach this pointer through their unowned reference to the runtime, so a read or a write costs no
+    /// reference counting and no exclusivity check. Only the thread holding the graph touches it.
     @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is
@@ -202,9 +202,21 @@ public final class Runtime {
         asyncRunsInFlight.deallocate()
     }
 
-    /// The effect whose body is running right now, or nil.
-    var runningEffect: Unmanaged<Effect>? {
-        state.pointee.runningEffect
+    /// The node whose compute or run is in progress in this runtime on the calling thread (the innermost one), or
+    /// nil: the engine knows it (`rp_graph_evaluating`), so evaluations keep no copy of their own. Nil on threads
+    /// that do not hold the graph. Untracked sections do not hide it; an async derivation's start of a run, and
+    /// its task's reads in a track section, name the async derivation.
+    var evaluatingNode: RippleNode? {
+        var data: UnsafeMutableRawPointer?
+        _ = rp_graph_evaluating(graph, nil, &data)  // RP_EINVAL only for a NULL argument
+        return data.map { Unmanaged<RippleNode>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The effect whose body is running right now in this runtime on the calling thread (not its cleanups, and not
+    /// a derivation its body is reading), or nil.
+    var runningEffect: Effect? {
+        guard let effect = evaluatingNode as? Effect, effect.isRunning else { return nil }
+        return effect
     }
 
     /// This runtime as the pointer stored in the thread-local evaluation slot.
@@ -224,16 +236,9 @@ struct RuntimeState {
     /// change log costs nothing while nobody listens. Inlinable: the check is in `AtomObject.store`.
     @usableFromInline var changeHookCount = 0
 
-
-    /// The effect whose body is running right now (cleared while a derivation of this runtime computes), or nil.
-    /// Unretained (and `Unmanaged`, so that saving and restoring it costs no retain): the run callback holds the
-    /// effect strongly for the duration of its run.
-    var runningEffect: Unmanaged<Effect>?
-
-    /// The derivation whose body is running right now (an effect's run leaves it as it was: `runningEffect` comes
-    /// first): where ``onCleanup(_:)-37wcr`` registers outside effects. Set and restored by the compute
-    /// (`enterEvaluation(host:computing:)`), with the running effect, in one place.
-    var computingDerivation: Unmanaged<RippleNode>?
+    /// How many bodies of `values` observers (`Effect(observingIn:label:_:)`) are running: while none does, a node
+    /// that gains a reader is retained without asking the engine which node reads it (the `watched` callback).
+    var valuesObserverRuns = 0
 
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
     var trackedRunNode = rp_node_t()
@@ -243,53 +248,10 @@ struct RuntimeState {
 
     /// Where the write in progress was made (`AtomObject.set(_:fileID:line:)`), for a tracer; nil otherwise.
     var writeSite: String?
-
-    /// Called by computes (`RippleNode.compute(host:changed:)`) and the run callback before they run user code.
-    /// Makes this runtime the thread's innermost evaluating one, clears `runningEffect` (a derivation's body is not
-    /// an effect body; an effect's run sets itself once its cleanups ran), makes `computing` the computing
-    /// derivation when given (a compute; a run leaves it as it is) and returns what to hand back to
-    /// `exitEvaluation(restoring:)`.
-    /// `host` is the runtime, as the engine hands it to callbacks.
-    ///
-    /// The thread-local slot is saved on every evaluation, not only when this runtime's first one starts: runtimes
-    /// nest in any order on one thread (runtime 1's effect writes into runtime 2, whose effect runs runtime 1's
-    /// effect), and each evaluation must find its own runtime innermost and leave the slot as it found it.
-    @inline(__always)
-    mutating func enterEvaluation(
-        host: UnsafeMutableRawPointer?, computing: Unmanaged<RippleNode>? = nil
-    ) -> OuterEvaluation {
-        let outer = OuterEvaluation(
-            runtime: EvaluationThreadState.innermost, effect: runningEffect, derivation: computingDerivation)
-        EvaluationThreadState.innermost = host  // a store: cheaper than comparing first
-        runningEffect = nil
-        if let computing { computingDerivation = computing }
-        return outer
-    }
-
-    /// Called by computes and the run callback after user code returned, with what `enterEvaluation(host:computing:)`
-    /// returned: puts back the runtime's running effect and computing derivation and the thread-local slot.
-    @inline(__always)
-    mutating func exitEvaluation(restoring outer: OuterEvaluation) {
-        runningEffect = outer.effect
-        computingDerivation = outer.derivation
-        EvaluationThreadState.innermost = outer.runtime
-    }
-}
-
-/// What an evaluation replaced and puts back when it ends: the thread's innermost evaluating runtime and the
-/// runtime's running effect and computing derivation.
-struct OuterEvaluation {
-    /// The thread-local slot's value before the evaluation (unretained: that runtime is further up the stack).
-    let runtime: UnsafeMutableRawPointer?
-    /// The runtime's running effect before the evaluation.
-    let effect: Unmanaged<Effect>?
-    /// The runtime's computing derivation before the evaluation.
-    let derivation: Unmanaged<RippleNode>?
 }
 
 // The runtime is handed between tasks and threads. It is @unchecked because the compiler cannot see what guards its
-// mutable state: `RuntimeState` (evaluation depth, running effect) and the publisher/subscriber dictionaries are
-// read and written only while the engine's graph is held exclusively, by engine callbacks or inside `batch`
-// (include/ripple.h, "Conventions" and "threads"); everything else is immutable after `init`. Reads that share the
-// graph touch none of it.
+// mutable state: `RuntimeState` and the publisher/subscriber dictionaries are read and written only while the
+// engine's graph is held exclusively, by engine callbacks or inside `batch` (include/ripple.h, "Conventions" and
+// "threads"); everything else is immutable after `init`. Reads that share the graph touch none of it.
 extension Runtime: @unchecked Sendable {}

@@ -118,8 +118,7 @@ extension Runtime {
         guard let tracer, let data = event.data else { return }
         let node = Unmanaged<RippleNode>.fromOpaque(data).takeUnretainedValue()
         let cause = event.cause_data.map { Unmanaged<RippleNode>.fromOpaque($0).takeUnretainedValue() }
-        let within = state.pointee.runningEffect.map { ObjectIdentifier($0.takeUnretainedValue()) }
-            ?? state.pointee.computingDerivation.map { ObjectIdentifier($0.takeUnretainedValue()) }
+        let within = evaluatingNode.map(ObjectIdentifier.init)
         let kind: TraceEvent.Kind =
             switch event.kind {
             case .RP_TRACE_WRITE: .write

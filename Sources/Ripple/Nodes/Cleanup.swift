@@ -18,14 +18,8 @@ internal import CRipple
 ///
 /// Threading: on the thread running the body. Lifetime: the closure is kept by the node until it runs.
 public func onCleanup(_ body: @escaping () -> Void) {
-    guard let runtime = EvaluationThreadState.innermostRuntime else {
-        cleanupOutsideBody()
-    }
-    if let effect = runtime.runningEffect {
-        effect.takeUnretainedValue().cleanups.append(body)
-    } else if let derivation = runtime.state.pointee.computingDerivation {
-        derivation.takeUnretainedValue().register(cleanup: body)
-    } else {
+    // The runtime evaluating on this thread, then its node evaluating, which takes the cleanup if its body runs.
+    guard let node = EvaluationThreadState.innermostRuntime?.evaluatingNode, node.register(cleanup: body) else {
         cleanupOutsideBody()
     }
 }

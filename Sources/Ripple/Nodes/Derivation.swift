@@ -281,7 +281,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
 
     override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
-        changed.pointee = evaluating(host: host, computing: Unmanaged.passUnretained(self)) {
+        changed.pointee = evaluating(host: host) {
             if _slowPath(prepares) { prepare() }
             return recompute(self)
         }
@@ -298,9 +298,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         }
     }
 
-    override func register(cleanup: @escaping () -> Void) {
+    override func register(cleanup: @escaping () -> Void) -> Bool {
         cleanups.append(cleanup)
         prepares = true
+        return true
     }
 
     /// The derivation's value: the same as ``value``, for code written against a wrapper whose projected value

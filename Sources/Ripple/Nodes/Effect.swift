@@ -48,8 +48,9 @@ internal import CRipple
 public final class Effect: RippleNode, Subscriber {
     // The flags first: they fill the end of RippleNode's last word (see there).
 
-    /// The body is running (guards ``run()`` called from inside it).
-    @exclusivity(unchecked) private var isRunning = false
+    /// The body is running (guards ``run()`` called from inside it; `onCleanup` and `Runtime.runningEffect` tell
+    /// the body from the cleanups before it).
+    @exclusivity(unchecked) private(set) var isRunning = false
     /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
     let isValuesObserver: Bool
     /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
@@ -198,15 +199,29 @@ public final class Effect: RippleNode, Subscriber {
     }
 
     /// The observer behind a `values` sequence: a synchronous effect in `runtime` whose reads do not keep what
-    /// they read alive.
+    /// they read alive. Its body counts itself in `RuntimeState.valuesObserverRuns` while it runs, so that the
+    /// engine's `watched` callback asks which node reads only then.
     convenience init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
+        let state = runtime.state  // freed with the runtime, which the effect keeps
         self.init(
-            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0, body: body
-        )
+            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0
+        ) {
+            state.pointee.valuesObserverRuns += 1
+            body()
+            state.pointee.valuesObserverRuns -= 1
+        }
     }
 
     /// A `values` observer is Ripple's own node, shown apart from the effects the program created.
     override var kindName: String { isValuesObserver ? "values observer" : "effect" }
+
+    override var retainsItsSources: Bool { !isValuesObserver }
+
+    override func register(cleanup: @escaping () -> Void) -> Bool {
+        guard isRunning else { return false }  // its cleanups are running, not its body
+        cleanups.append(cleanup)
+        return true
+    }
 
     deinit {
         // No cleanups to run (or cancelled already): leaving the graph is all that cancel() would do, and needs no
@@ -296,22 +311,30 @@ public final class Effect: RippleNode, Subscriber {
 
     /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside
     /// a closure, the body's in-place call in `runEffect()` would become a copy, a retain and a release per run.)
+    ///
+    /// A flush marks its runtime evaluating once (`Runtime.endBatch()`): then the slot names it already and the run
+    /// costs one comparison. Otherwise (an effect's first run, inside its creation; a scheduled update)
+    /// `runMarked(host:)` marks it around the run.
     override func run(host: UnsafeMutableRawPointer) {
-        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
-        let outer = state.pointee.enterEvaluation(host: host)
+        if _fastPath(EvaluationThreadState.names(host)) { return runEffect() }
+        runMarked(host: host)
+    }
+
+    /// `run(host:)` when the thread's slot does not name the runtime yet: saves it, points it at the runtime
+    /// around the run and puts it back. Out of line, so that the common path saves no register for it.
+    @inline(never)
+    private func runMarked(host: UnsafeMutableRawPointer) {
+        let outer = EvaluationThreadState.enter(host)
         runEffect()
-        state.pointee.exitEvaluation(restoring: outer)
+        EvaluationThreadState.exit(restoring: outer)
     }
 
     @inline(__always)
     override func runEffect() {
         if !cleanups.isEmpty { runCleanups() }
         guard !cancelled else { return }  // a cleanup cancelled it
-        let state = self.state
         isRunning = true
-        state.pointee.runningEffect = Unmanaged.passUnretained(self)
         Effect.call(&body)
-        state.pointee.runningEffect = nil  // the run callback restores the outer value
         isRunning = false
         if cancelled {  // during the run (by the body, or by an effect it ran)
             if !cleanups.isEmpty { runCleanups() }  // registered after cancel() inside the body

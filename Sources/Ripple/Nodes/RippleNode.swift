@@ -436,9 +436,9 @@ public class RippleNode {
     }
 
     /// Computes a derivation as the evaluation in progress of its runtime (`host`, the runtime as the engine hands
-    /// it to callbacks): makes it the computing derivation (`RuntimeState.enterEvaluation(host:computing:)`), runs
-    /// its body and sets `changed` to whether the value changed. Called by the engine's compute callback, whose
-    /// work it finishes (the callback calls it last and returns its status).
+    /// it to callbacks): runs its body inside ``evaluating(host:_:)`` and sets `changed` to whether the value
+    /// changed. Called by the engine's compute callback, whose work it finishes (the callback calls it last and
+    /// returns its status).
     func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
         preconditionFailure("Ripple: internal error: a compute was called on \(label), which is not a derivation.")
     }
@@ -457,18 +457,13 @@ public class RippleNode {
     }
 
     /// Runs `body` as the evaluation in progress of this node's runtime (`host`, the runtime as the engine hands it
-    /// to callbacks): between `RuntimeState.enterEvaluation(host:computing:)` and `exitEvaluation(restoring:)`.
-    /// Inlined into each kind's compute or run, so that the engine's callback reaches the node's code through one
-    /// class call and the evaluation costs no frame of its own.
+    /// to callbacks): with the runtime as the thread's innermost evaluating one (`EvaluationThreadState`). Which
+    /// node evaluates, the engine knows (`Runtime.evaluatingNode`): nothing else to save. Inlined into each kind's
+    /// compute or run, so that the engine's callback reaches the node's code through one class call and the
+    /// evaluation costs no frame of its own.
     @inline(__always)
-    final func evaluating<T>(
-        host: UnsafeMutableRawPointer, computing: Unmanaged<RippleNode>? = nil, _ body: () -> T
-    ) -> T {
-        let state = Unmanaged<Runtime>.fromOpaque(host)._withUnsafeGuaranteedRef { $0.state }
-        let outer = state.pointee.enterEvaluation(host: host, computing: computing)
-        let result = body()
-        state.pointee.exitEvaluation(restoring: outer)
-        return result
+    final func evaluating<T>(host: UnsafeMutableRawPointer, _ body: () -> T) -> T {
+        EvaluationThreadState.evaluating(host, body)
     }
 
     /// The body of an effect-kind node's run (see `run(host:)`).
@@ -481,11 +476,16 @@ public class RippleNode {
         preconditionFailure("Ripple: internal error: scheduleUpdate() called on \(label), which is not an effect.")
     }
 
-    /// Keeps a cleanup registered by this node's running body (``onCleanup(_:)-37wcr``). Called while the
-    /// graph is held, only on derivations.
-    func register(cleanup: @escaping () -> Void) {
-        preconditionFailure("Ripple: internal error: a cleanup was registered on \(label), which has no body.")
+    /// Keeps a cleanup registered by this node's running body (``onCleanup(_:)-37wcr``) and returns true; false
+    /// when no body of this node is running (an effect's cleanups, an async derivation's start of a run, a
+    /// subscriber), where `onCleanup` traps. Called while the graph is held, on the runtime's evaluating node.
+    func register(cleanup: @escaping () -> Void) -> Bool {
+        false
     }
+
+    /// Whether the nodes this one reads are kept alive by it while it reads them (the engine's `watched`
+    /// callback): true except for the observer behind a `values` sequence, which must not keep its node alive.
+    var retainsItsSources: Bool { true }
 
     /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.
     func externalMutation() {}

@@ -131,8 +131,7 @@ extension Runtime {
 
     /// The `onChange` of one tracked read: a new hidden source, read by the evaluating node.
     private func onObservedChange(_ properties: inout ObservedProperties?) -> @Sendable () -> Void {
-        let reader = state.pointee.runningEffect?.takeUnretainedValue().label
-            ?? state.pointee.computingDerivation?.takeUnretainedValue().label ?? "a subscriber"
+        let reader = evaluatingNode.map { $0 is SubscriberNode ? "a subscriber" : $0.label } ?? "a subscriber"
         let source = ObservedProperties(runtime: self, readerLabel: reader)
         properties = source
         return { [weak source] in source?.willChange() }

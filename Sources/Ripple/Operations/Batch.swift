@@ -70,7 +70,13 @@ extension Runtime {
     @usableFromInline @inline(__always)
     func endBatch() {
         ripple_thread_state_add_batch_depth(-1)
+        // The flush runs computes and effects of this runtime, all while this thread holds the graph: marked as
+        // evaluating it once here, the computes find the mark set and leave it alone (`EvaluationThreadState`).
+        // Lifecycle hooks queued meanwhile wait for the mark to go, and run below.
+        let outer = ripple_thread_state_evaluating()
+        ripple_thread_state_set_evaluating(opaqueSelf)
         let status = rp_batch_end(graph)
+        ripple_thread_state_set_evaluating(outer)
         if _slowPath(status != .RP_OK) { fail(status, "ending a batch", node: nil) }
         // Lifecycle hooks of declared state run once the outermost batch has flushed.
         if _slowPath(declarations.hasPendingHooks) { declarations.runHooksIfOutermost() }

@@ -120,7 +120,7 @@ extension Runtime {
     /// Cancels the effect whose body is running on this thread: how an observer removes itself once nobody
     /// iterates its stream. Called only from inside an effect body, while the graph is held.
     fileprivate func cancelRunningEffect() {
-        runningEffect?.takeUnretainedValue().cancel()
+        runningEffect?.cancel()
     }
 }
 

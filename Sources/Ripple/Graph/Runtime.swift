@@ -78,6 +78,10 @@ public final class Runtime {
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
     @usableFromInline @exclusivity(unchecked) private(set) var graph: OpaquePointer
 
+    /// The graph's tag (rp_graph_tag), which every node handle carries: nodes keep their handle's slot and
+    /// generation only. Written once, in `init`, like `graph`.
+    @exclusivity(unchecked) private(set) var graphTag: UInt32 = 0
+
     /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
     let settleBound: Int
 
@@ -186,6 +190,10 @@ public final class Runtime {
             Runtime.failedToCreateGraph(status)
         }
         graph = created
+        var tag: UInt32 = 0
+        let tagStatus = rp_graph_tag(created, &tag)
+        guard tagStatus == .RP_OK else { Runtime.failedToCreateGraph(tagStatus) }
+        graphTag = tag
     }
 
     deinit {

@@ -217,8 +217,15 @@ public final class Effect: RippleNode, Subscriber {
         if cancelled || cleanups.isEmpty {
             leaveGraphBeforeFreeing()
         } else {
-            cancel()
+            cancelWhenFreed()
         }
+    }
+
+    /// `cancel()` for a deinit with cleanups to run: out of line, so that the common deinit stays small (inlined,
+    /// `cancel()` makes the compiler retain and release the object around freeing its fields).
+    @inline(never)
+    private func cancelWhenFreed() {
+        cancel()
     }
 
     /// Runs the body again now, re-recording its dependencies.

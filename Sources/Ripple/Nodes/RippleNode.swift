@@ -227,6 +227,7 @@ public class RippleNode {
     /// touch. Until rp_node_dispose returns (it waits for the graph), another thread's flush may still reach the
     /// node: a `values` observer does not keep what it observes alive. The callbacks do not run a body once the
     /// deinit has begun (`Runtime.makeCallbacks`), but a commit still reads an atom's values. Idempotent.
+    @inline(__always)
     final func leaveGraphBeforeFreeing() {
         if isDisposed { return }
         isDisposed = true

@@ -58,7 +58,19 @@ public final class Runtime {
     /// Threading: the override is a task-local value, so child tasks inherit it and other tasks do not see it.
     /// Lifetime: the returned runtime is retained by the caller like any object.
     public static var current: Runtime {
-        RippleContext.runtimeOverride ?? shared
+        boundRuntime ?? shared
+    }
+
+    /// ``RippleContext/runtimeOverride``, read without `TaskLocal.get()`: that function is generic and not
+    /// inlinable, so it copies the `Runtime?` through its value witnesses, about 100 instructions more than the
+    /// look-up itself, paid by every node created. A `TaskLocal`'s key is the `TaskLocal` object's address (its
+    /// `key` and `withValue` are emitted into client code, so that is part of the Concurrency library's ABI), and
+    /// the runtime's look-up returns the address of the bound value (nil when none is bound: the default, nil).
+    @inline(__always)
+    static var boundRuntime: Runtime? {
+        let key = Unmanaged.passUnretained(RippleContext.$runtimeOverride).toOpaque()
+        guard let value = taskLocalValue(forKey: key) else { return nil }
+        return value.load(as: Runtime?.self)
     }
 
     /// What evaluations need (evaluation depth, running effect), in memory allocated once: nodes reach this
@@ -301,3 +313,9 @@ struct OuterEvaluation {
 // (include/ripple.h, "Conventions" and "threads"); everything else is immutable after `init`. Reads that share the
 // graph touch none of it.
 extension Runtime: @unchecked Sendable {}
+
+/// The Concurrency runtime's task-local look-up (`TaskLocal.get()` calls it): the address of the value bound to
+/// `key` in the current task (or, outside tasks, on the current thread), nil when none is bound. The address stays
+/// valid while the binding does, which covers the caller's scope.
+@_silgen_name("swift_task_localValueGet")
+private func taskLocalValue(forKey key: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?

@@ -137,6 +137,7 @@ public class RippleNode {
         static let lineMask: UInt32 = (1 << 29) - 1
     }
 
+    /// Whether the node was created with `trait`.
     @inline(__always)
     final func has(_ trait: Traits) -> Bool {
         lineAndTraits & trait.rawValue != 0

@@ -239,6 +239,12 @@ typedef struct rp_graph_stats {
 
 rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out);
 
+/* The `graph_tag` every handle of this graph carries, fixed for the graph's
+ * life (see rp_node_t). A host that keeps many handles of one graph may store
+ * each node's `slot` and `generation` only and rebuild the handle with this
+ * tag. Any thread, no lock. */
+rp_status_t rp_graph_tag(const rp_graph_t *graph, uint32_t *out);
+
 /* The nodes behind the last RP_ECYCLE (the nodes on the cycle, the node that was
  * read again first, then the others in the order they were reached) or RP_ELOOP
  * (the effects that reached the settle bound, in creation order), on any

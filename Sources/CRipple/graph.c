@@ -92,6 +92,12 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     return RP_OK;
 }
 
+rp_status_t rp_graph_tag(const rp_graph_t *graph, uint32_t *out) {
+    if (graph == NULL || out == NULL) return RP_EINVAL;
+    *out = graph->tag; /* written once, in rp_graph_create */
+    return RP_OK;
+}
+
 rp_status_t rp_graph_stats(const rp_graph_t *graph, rp_graph_stats_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
     uint32_t ticket = rp_shared_enter((rp_graph_t *)graph);

@@ -20,6 +20,32 @@ import Testing
         #expect(home.liveNodeCount == 2)
     }
 
+    /// `Runtime.current` reads the task-local binding itself: the innermost binding wins, whoever made it, child
+    /// tasks inherit it, a detached task does not, and without one it is the shared runtime.
+    @Test func currentIsTheInnermostTaskLocalBinding() async {
+        let outer = Runtime()
+        let inner = Runtime()
+        #expect(Runtime.current === Runtime.shared)
+        await withIsolatedRuntime(using: outer) { () async in
+            #expect(Runtime.current === outer)
+            #expect(atom(1).runtime === outer)
+            RippleContext.$runtimeOverride.withValue(inner) {
+                #expect(Runtime.current === inner)
+                #expect(derive { 2 }.runtime === inner)
+            }
+            #expect(Runtime.current === outer)
+            let inherited = await Task { Runtime.current === outer }.value
+            #expect(inherited)
+            let detached = await Task.detached { Runtime.current === Runtime.shared }.value
+            #expect(detached)
+            RippleContext.$runtimeOverride.withValue(nil) {
+                #expect(Runtime.current === Runtime.shared)
+            }
+        }
+        #expect(outer.liveNodeCount == 0)
+        #expect(inner.liveNodeCount == 0)
+    }
+
     @Test func writeMadeWhileAnotherRuntimeIsCurrentReachesTheNodesOwnRuntime() {
         let home = Runtime()
         let away = Runtime()

@@ -58,7 +58,19 @@ public final class Runtime {
     /// Threading: the override is a task-local value, so child tasks inherit it and other tasks do not see it.
     /// Lifetime: the returned runtime is retained by the caller like any object.
     public static var current: Runtime {
-        RippleContext.runtimeOverride ?? shared
+        boundRuntime ?? shared
+    }
+
+    /// ``RippleContext/runtimeOverride``, read without `TaskLocal.get()`: that function is generic and not
+    /// inlinable, so it copies the `Runtime?` through its value witnesses, about 100 instructions more than the
+    /// look-up itself, paid by every node created. A `TaskLocal`'s key is the `TaskLocal` object's address (its
+    /// `key` and `withValue` are emitted into client code, so that is part of the Concurrency library's ABI), and
+    /// the runtime's look-up returns the address of the bound value (nil when none is bound: the default, nil).
+    @inline(__always)
+    static var boundRuntime: Runtime? {
+        let key = Unmanaged.passUnretained(RippleContext.$runtimeOverride).toOpaque()
+        guard let value = taskLocalValue(forKey: key) else { return nil }
+        return value.load(as: Runtime?.self)
     }
 
     /// What reads and writes need (the change hook count, a tracked read's section), in memory allocated once:
@@ -77,6 +89,10 @@ public final class Runtime {
 
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
     @usableFromInline @exclusivity(unchecked) private(set) var graph: OpaquePointer
+
+    /// The graph's tag (rp_graph_tag), which every node handle carries: nodes keep their handle's slot and
+    /// generation only. Written once, in `init`, like `graph`.
+    @exclusivity(unchecked) private(set) var graphTag: UInt32 = 0
 
     /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
     let settleBound: Int
@@ -186,6 +202,10 @@ public final class Runtime {
             Runtime.failedToCreateGraph(status)
         }
         graph = created
+        var tag: UInt32 = 0
+        let tagStatus = rp_graph_tag(created, &tag)
+        guard tagStatus == .RP_OK else { Runtime.failedToCreateGraph(tagStatus) }
+        graphTag = tag
     }
 
     deinit {
@@ -255,3 +275,9 @@ struct RuntimeState {
 // engine's graph is held exclusively, by engine callbacks or inside `batch` (include/ripple.h, "Conventions" and
 // "threads"); everything else is immutable after `init`. Reads that share the graph touch none of it.
 extension Runtime: @unchecked Sendable {}
+
+/// The Concurrency runtime's task-local look-up (`TaskLocal.get()` calls it): the address of the value bound to
+/// `key` in the current task (or, outside tasks, on the current thread), nil when none is bound. The address stays
+/// valid while the binding does, which covers the caller's scope.
+@_silgen_name("swift_task_localValueGet")
+private func taskLocalValue(forKey key: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?

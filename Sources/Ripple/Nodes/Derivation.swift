@@ -53,16 +53,31 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     private let recompute: Recompute
     /// The body, called by `recompute`.
     @usableFromInline let body: () -> Value
-    /// The cached value, initialized by the first compute (`hasValue`). A pointer rather than an `Optional<Value>`
-    /// property: generic code over `Optional<Value>` looks up its type metadata on every access, which would cost
-    /// more than the rest of a read. It points into `inlineCache` when the value fits there (`fitsInline`), and to
-    /// memory of its own otherwise. Set once, in `init`, before the node is shared.
-    @usableFromInline @exclusivity(unchecked) private(set) var cached: UnsafeMutablePointer<Value>
-    /// Room for a cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an
-    /// `Array`, a reference, a small struct): most derivations keep their value in the object itself, which saves
-    /// an allocation when the derivation is created, a free when it goes, and the allocation's own bytes. Never
-    /// read or written as a tuple: only through `cached`, bound to `Value`.
-    @exclusivity(unchecked) private var inlineCache: (UInt64, UInt64) = (0, 0)
+    /// Where the cached value is, initialized by the first compute (`hasValue`). A pointer rather than an
+    /// `Optional<Value>` property: generic code over `Optional<Value>` looks up its type metadata on every access,
+    /// which would cost more than the rest of a read. It is `storage` itself when the value fits there
+    /// (`fitsInline`, known from the type alone: no load), and the memory whose address `storage` keeps otherwise.
+    @inlinable var cached: UnsafeMutablePointer<Value> {
+        @inline(__always) get {
+            if Derivation.fitsInline {
+                // Objects never move: `storage`'s address is fixed for the object's lifetime. Computed from the
+                // object's address rather than taken with `&storage`, which the thread sanitizer counts as a write.
+                return (Unmanaged.passUnretained(self).toOpaque() + Derivation.storageOffset)
+                    .assumingMemoryBound(to: Value.self)
+            }
+            return UnsafeMutablePointer(bitPattern: UInt(truncatingIfNeeded: storage.0)).unsafelyUnwrapped
+        }
+    }
+    /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (48),
+    /// and the two closures (32), none of which depends on `Value`. `init` checks it.
+    @inlinable static var storageOffset: Int { 96 }
+    /// A cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an `Array`, a
+    /// reference, a small struct), or the address of the memory that holds a larger one, in the first word: most
+    /// derivations keep their value in the object itself, which saves an allocation when the derivation is
+    /// created, a free when it goes, and the allocation's own bytes. Never read or written as a tuple except for
+    /// that address: only through `cached`, bound to `Value`. The address is set once, in `init`, before the node
+    /// is shared.
+    @usableFromInline @exclusivity(unchecked) var storage: (UInt64, UInt64) = (0, 0)
     /// Cleanups registered by the last run (``onCleanup(_:)-37wcr``), in registration order: they run before
     /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
     @exclusivity(unchecked) private var cleanups: [() -> Void] = []
@@ -80,21 +95,19 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         } else {
             self.recompute = consume recompute
         }
-        // A value that fits in the object gets its address below, once `self` exists.
-        cached = Derivation.fitsInline ? Derivation.placeholderCache : Derivation.allocateCache()
+        // A value that does not fit in the object gets memory of its own (a value that fits is bound below, once
+        // `self` exists).
+        if !Derivation.fitsInline { storage = (UInt64(UInt(bitPattern: Derivation.allocateCache())), 0) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: isolation)
         prepares = extras != nil
         super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
-        if Derivation.fitsInline {
-            // A final class's stored property without observers is accessed in place, so this is the address of
-            // `inlineCache` itself, fixed for the object's lifetime (objects never move). It stays valid as long as
-            // the derivation: the deinit deinitializes the value before the object's memory goes.
-            // (A raw pointer out of the closure: a typed one is generic over `Value`, whose pointer type's metadata
-            // would be looked up for every derivation created.)
-            let storage = withUnsafeMutableBytes(of: &inlineCache) { $0.baseAddress.unsafelyUnwrapped }
-            cached = storage.bindMemory(to: Value.self, capacity: 1)
-        }
+        // A final class's stored property without observers is accessed in place: this is `storage` itself.
+        let address = withUnsafeMutableBytes(of: &storage) { $0.baseAddress.unsafelyUnwrapped }
+        precondition(
+            address == Unmanaged.passUnretained(self).toOpaque() + Derivation.storageOffset,
+            "Ripple: internal error: Derivation.storageOffset does not match the object's layout; update it.")
+        if Derivation.fitsInline { _ = address.bindMemory(to: Value.self, capacity: 1) }
         createNode(.RP_KIND_COMPUTED)
     }
 
@@ -139,19 +152,13 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if !Derivation.fitsInline { Derivation.deallocateCache(cached) }
     }
 
-    /// Whether a `Value` fits in `inlineCache`: decided by the type alone.
-    private static var fitsInline: Bool {
+    /// Whether a `Value` fits in `storage`: decided by the type alone.
+    @inlinable static var fitsInline: Bool {
         MemoryLayout<Value>.size <= MemoryLayout<(UInt64, UInt64)>.size
             && MemoryLayout<Value>.alignment <= MemoryLayout<(UInt64, UInt64)>.alignment
     }
 
-    /// What `cached` holds between the start of `init` and the moment `inlineCache` has an address: never
-    /// dereferenced.
-    private static var placeholderCache: UnsafeMutablePointer<Value> {
-        UnsafeMutablePointer(bitPattern: MemoryLayout<Value>.alignment).unsafelyUnwrapped
-    }
-
-    /// Memory for a cached value that does not fit in `inlineCache`: from malloc, unless the value is aligned beyond
+    /// Memory for a cached value that does not fit in `storage`: from malloc, unless the value is aligned beyond
     /// what malloc guarantees. (`UnsafeMutablePointer.allocate` takes the runtime's aligned path, `posix_memalign`,
     /// about 200 instructions more per derivation created.)
     private static func allocateCache() -> UnsafeMutablePointer<Value> {

@@ -51,14 +51,16 @@ public final class Effect: RippleNode, Subscriber {
     /// The body is running (guards ``run()`` called from inside it; `onCleanup` and `Runtime.runningEffect` tell
     /// the body from the cleanups before it).
     @exclusivity(unchecked) private(set) var isRunning = false
-    /// The effect observes a node for a `values` sequence: its reads do not keep that node alive.
-    let isValuesObserver: Bool
     /// Backs ``isCancelled``; like every other stored property here, touched only while the graph is held.
     @exclusivity(unchecked) private var cancelled = false
     /// The body; released by ``cancel()`` so that what it captures (often the effect itself) can go.
     @exclusivity(unchecked) private var body: (() -> Void)?
     /// Cleanups registered by the current run, in registration order.
     @exclusivity(unchecked) var cleanups: [() -> Void] = []
+
+    /// The effect observes a node for a `values` sequence: its reads do not keep that node alive. (A trait of the
+    /// node: no byte of its own.)
+    var isValuesObserver: Bool { has(.valuesObserver) }
 
     /// Whether the effect has stopped, by ``cancel()`` or because its last reference went.
     ///
@@ -117,7 +119,6 @@ public final class Effect: RippleNode, Subscriber {
         } else {
             self.body = consume body
         }
-        self.isValuesObserver = isValuesObserver
         // Where a deferred or actor-bound effect runs is kept with the node's other rare settings: a synchronous
         // `Sendable` effect, the common case, stores nothing for it. (The existential is switched on once and
         // moved, not compared with nil: each comparison copies it.)
@@ -131,7 +132,8 @@ public final class Effect: RippleNode, Subscriber {
             kind = .RP_KIND_DEFERRED_EFFECT
             extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
         }
-        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
+        super.init(
+            runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver)
         createNode(kind)
     }
 
@@ -230,8 +232,15 @@ public final class Effect: RippleNode, Subscriber {
         if cancelled || cleanups.isEmpty {
             leaveGraphBeforeFreeing()
         } else {
-            cancel()
+            cancelWhenFreed()
         }
+    }
+
+    /// `cancel()` for a deinit with cleanups to run: out of line, so that the common deinit stays small (inlined,
+    /// `cancel()` makes the compiler retain and release the object around freeing its fields).
+    @inline(never)
+    private func cancelWhenFreed() {
+        cancel()
     }
 
     /// Runs the body again now, re-recording its dependencies.

@@ -60,7 +60,7 @@ public class RippleNode {
     /// The label, if any, is kept apart (`extras`), so that creating a node does not build a string: the label is
     /// only needed by trap messages and inspection.
     let fileID: String
-    var line: Int { Int(storedLine) }
+    var line: Int { Int(lineAndTraits & Traits.lineMask) }
 
     /// The label given at creation, if any.
     var explicitLabel: String? { extras?.label }
@@ -98,23 +98,56 @@ public class RippleNode {
     /// the graph is held, before the node is shared).
     @exclusivity(unchecked) private var extras: NodeExtras?
 
-    // The fields below come last, smallest last, so that the node ends unaligned (68 bytes) and a subclass's first
-    // small fields fill the rest of the word (an atom's flags, a derivation's `hasValue`, an effect's flags).
+    // The fields below come last, smallest last, so that the node ends unaligned (62 bytes) and a subclass's first
+    // two flags fill the rest of the word (an atom's, a derivation's, an effect's): with them an atom holding a word
+    // takes 104 bytes, an effect 88, each one malloc size class below what a word more would cost.
 
-    /// The engine's handle. Set once, when the node is created: for an effect, by its first run or its scheduling,
-    /// which happen inside rp_node_create while the graph is held, and never written again (a scheduled update
-    /// reads it on another thread without holding the graph).
-    @exclusivity(unchecked) var handle = rp_node_t()
+    /// The engine's handle without its graph tag, which is the runtime's (`handle` puts them together): the slot in
+    /// the low half, the generation in the high half. Set once, when the node is created: for an effect, by its
+    /// first run or its scheduling, which happen inside rp_node_create while the graph is held, and never written
+    /// again (a scheduled update reads it on another thread without holding the graph). One word, written at once.
+    @exclusivity(unchecked) private var slotAndGeneration: UInt64 = 0
 
-    /// Where the node was created: the line (see `fileID`), next to `handle` and the flags below so that they
-    /// share one aligned word.
-    private let storedLine: Int32
+    /// The engine's handle of this node.
+    var handle: rp_node_t {
+        @inline(__always) get {
+            rp_node_t(
+                slot: UInt32(truncatingIfNeeded: slotAndGeneration),
+                generation: UInt32(truncatingIfNeeded: slotAndGeneration &>> 32), graph_tag: unownedRuntime.graphTag)
+        }
+        @inline(__always) set {
+            slotAndGeneration = UInt64(newValue.slot) | UInt64(newValue.generation) &<< 32
+        }
+    }
+
+    /// Where the node was created (the line, see `fileID`) in the low bits, and the node's fixed traits in the high
+    /// bits (`Traits`): one word with the handle's, without a byte per trait.
+    private let lineAndTraits: UInt32
+
+    /// The fixed facts about a node, kept in the high bits of `lineAndTraits`.
+    struct Traits: OptionSet {
+        let rawValue: UInt32
+        /// `init` retained the runtime, so `deinit` releases it.
+        static let ownsRuntime = Traits(rawValue: 1 << 31)
+        /// The engine's watched/unwatched callbacks retain and release this object.
+        static let retainsWhileWatched = Traits(rawValue: 1 << 30)
+        /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
+        static let valuesObserver = Traits(rawValue: 1 << 29)
+        /// The bits below the traits, which keep the line.
+        static let lineMask: UInt32 = (1 << 29) - 1
+    }
+
+    /// Whether the node was created with `trait`.
+    @inline(__always)
+    final func has(_ trait: Traits) -> Bool {
+        lineAndTraits & trait.rawValue != 0
+    }
 
     /// `init` retained the runtime, so `deinit` releases it.
-    private let ownsRuntime: Bool
+    private var ownsRuntime: Bool { has(.ownsRuntime) }
 
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
-    let retainsWhileWatched: Bool
+    final var retainsWhileWatched: Bool { has(.retainsWhileWatched) }
 
     /// The watched callback retained this object (its first reader was not a ``values`` observer), so the
     /// unwatched callback releases it. Touched only while the graph is held.
@@ -172,13 +205,15 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
         self.unownedRuntime = runtime
-        self.ownsRuntime = ownsRuntime
-        self.retainsWhileWatched = retainsWhileWatched
+        var traits: Traits = []
+        if ownsRuntime { traits.insert(.ownsRuntime) }
+        if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
+        if isValuesObserver { traits.insert(.valuesObserver) }
+        self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
         self.extras = extras
         self.fileID = fileID
-        self.storedLine = Int32(clamping: line)
         if ownsRuntime { _ = Unmanaged.passRetained(runtime) }
         _ = consume runtime
     }
@@ -193,6 +228,7 @@ public class RippleNode {
     /// touch. Until rp_node_dispose returns (it waits for the graph), another thread's flush may still reach the
     /// node: a `values` observer does not keep what it observes alive. The callbacks do not run a body once the
     /// deinit has begun (`Runtime.makeCallbacks`), but a commit still reads an atom's values. Idempotent.
+    @inline(__always)
     final func leaveGraphBeforeFreeing() {
         if isDisposed { return }
         isDisposed = true

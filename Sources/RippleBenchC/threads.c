@@ -382,6 +382,12 @@ rb_threads_result_t rb_threads_write_run(int readers, int writes, int samples) {
     if (setup(s, RB_BACKEND_RIPPLE, RB_THREADS_DERIVED, readers + 1, &out)) {
         int64_t value = main_read(s, s->derived, main_record);
         RB_CHECK(&s->host, value == 1, "before the writes: read %lld, expected 1", (long long)value);
+        /* A write, then a read that re-validates: the engine gives its walk
+         * stack room the first time a walk goes deeper than any before, and
+         * that warm-up belongs before the timed samples, as in the read rows. */
+        main_write(s, 1);
+        value = main_read(s, s->derived, main_record);
+        RB_CHECK(&s->host, value == 3, "after the warm-up write: read %lld, expected 3", (long long)value);
         s->writes = writes;
         uint64_t allocations = rb_host_allocations(&s->host);
         uint64_t best = UINT64_MAX;

@@ -122,7 +122,11 @@ static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t
 
 static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
                                                                               const rp_node_rec_t *rec, bool tracing) {
-    for (uint32_t i = 0; i < rec->nsubs; i++) mark_reader_changed(graph, slot, rec->subs[i], tracing);
+    /* Marking readers changes neither the count nor the array: both are read
+     * once, not again after each store to a reader's flags. */
+    const rp_edge_t *subs = rec->subs;
+    uint32_t nsubs = rec->nsubs;
+    for (uint32_t i = 0; i < nsubs; i++) mark_reader_changed(graph, slot, subs[i], tracing);
 }
 
 /* With a tracer the readers also learn their cause: a separate copy, so that

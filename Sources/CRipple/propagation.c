@@ -255,18 +255,29 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
  * nobody). A source is committed; a computed is recomputed. *changed says
  * whether its readers must recompute. Inline into the re-validation walk, its
  * one call there. */
+static inline __attribute__((always_inline)) void commit_source(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
+                                                                bool *changed) {
+    rec->flags &= (uint16_t)~RP_F_DIRTY;
+    *changed = graph->callbacks.commit == NULL ||
+               graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                       rec->data);
+    rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
+}
+
+/* update_inline for a node known to be no source (a computed or an async node). */
+static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_graph_t *graph, uint32_t slot,
+                                                                          rp_node_rec_t *rec, bool *changed) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false, false);
+}
+
 static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
                                                                        rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
-        rec->flags &= (uint16_t)~RP_F_DIRTY;
-        *changed = graph->callbacks.commit == NULL ||
-                   graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
-                                           rec->data);
-        rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
+        commit_source(graph, slot, rec, changed);
         return RP_OK;
     }
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false, false);
+    return recompute_inline(graph, slot, rec, changed);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -305,6 +316,8 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
+    bool changed;
+    rp_status_t status;
     /* `rec` is current's record, kept along with it. Room for the next frame
      * is kept on every descent: the frame pushed for a DIRTY dependency or a
      * cycle report takes it without a test. */
@@ -338,7 +351,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * inside its own compute. */
                 stack[top] = (rp_frame_t){current, position, stamp, rec};
                 graph->stack_top = top + 1;
-                rp_status_t status = report_cycle(graph, edge.node);
+                status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
                 unwind(graph, base, current);
                 return status;
@@ -350,6 +363,15 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
+            /* Only here can the node to bring up to date be a source: the
+             * others are `current` or a frame's node, which have dependencies. */
+            if (dep_rec->kind == RP_KIND_SOURCE) {
+                graph->stack_top = top;
+                changed = false;
+                commit_source(graph, current, rec, &changed);
+                status = RP_OK;
+                goto updated;
+            }
             goto recompute;
         }
         {
@@ -391,8 +413,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 return RP_OK;
             }
             graph->stack_top = top;
-            bool changed = false;
-            rp_status_t status = update_inline(graph, current, rec, &changed);
+            changed = false;
+            status = recompute_inline(graph, current, rec, &changed);
+        updated:
             stack = graph->stack;
             stamp = graph->stamp;
             no_write = graph->write_epoch == epoch;

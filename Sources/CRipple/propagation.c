@@ -372,7 +372,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 status = RP_OK;
                 goto updated;
             }
-            goto recompute;
+            goto recompute_below_root; /* a frame was just pushed */
         }
         {
             /* Every dependency of `current` is unchanged. A write made by a
@@ -412,6 +412,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 *dirty_out = true;
                 return RP_OK;
             }
+        recompute_below_root:
             graph->stack_top = top;
             changed = false;
             status = recompute_inline(graph, current, rec, &changed);

@@ -50,9 +50,11 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     size_t base = top;
     uint32_t position = 0;
     for (;;) {
+        /* Marking changes no edge array: the walked node's are kept at hand. */
         uint32_t nsubs = rec->nsubs;
+        const rp_edge_t *subs = rec->subs;
         while (position < nsubs) {
-            rp_edge_t edge = rec->subs[position++];
+            rp_edge_t edge = subs[position++];
             rp_node_rec_t *sub = edge.rec;
             uint16_t flags = sub->flags;
             if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
@@ -74,6 +76,7 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
                 rec = sub;
                 position = 0;
                 nsubs = rec->nsubs;
+                subs = rec->subs;
             } else {
                 queue_if_effect(graph, edge.node, sub); /* effects have no readers */
             }
@@ -251,10 +254,8 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     }
 }
 
-/* Brings a DIRTY dependency up to date (never an effect: effects are read by
- * nobody). A source is committed; a computed is recomputed. *changed says
- * whether its readers must recompute. Inline into the re-validation walk, its
- * one call there. */
+/* Commits DIRTY source `slot`, whose record is `rec`: *changed says whether
+ * its readers must recompute. */
 static inline __attribute__((always_inline)) void commit_source(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
                                                                 bool *changed) {
     rec->flags &= (uint16_t)~RP_F_DIRTY;
@@ -271,6 +272,10 @@ static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_gra
     return run_tracked_as(graph, slot, rec, changed, false, false);
 }
 
+/* Brings a DIRTY node up to date for a read (never an effect: effects are
+ * read by nobody). A source is committed; a computed is recomputed. *changed
+ * says whether its readers must recompute. The re-validation walk calls the
+ * two halves itself: it knows where a source can be met. */
 static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
                                                                        rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {

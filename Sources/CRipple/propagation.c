@@ -50,9 +50,11 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     size_t base = top;
     uint32_t position = 0;
     for (;;) {
+        /* Marking changes no edge array: the walked node's are kept at hand. */
         uint32_t nsubs = rec->nsubs;
+        const rp_edge_t *subs = rec->subs;
         while (position < nsubs) {
-            rp_edge_t edge = rec->subs[position++];
+            rp_edge_t edge = subs[position++];
             rp_node_rec_t *sub = edge.rec;
             uint16_t flags = sub->flags;
             if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
@@ -74,6 +76,7 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
                 rec = sub;
                 position = 0;
                 nsubs = rec->nsubs;
+                subs = rec->subs;
             } else {
                 queue_if_effect(graph, edge.node, sub); /* effects have no readers */
             }
@@ -122,7 +125,11 @@ static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t
 
 static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
                                                                               const rp_node_rec_t *rec, bool tracing) {
-    for (uint32_t i = 0; i < rec->nsubs; i++) mark_reader_changed(graph, slot, rec->subs[i], tracing);
+    /* Marking readers changes neither the count nor the array: both are read
+     * once, not again after each store to a reader's flags. */
+    const rp_edge_t *subs = rec->subs;
+    uint32_t nsubs = rec->nsubs;
+    for (uint32_t i = 0; i < nsubs; i++) mark_reader_changed(graph, slot, subs[i], tracing);
 }
 
 /* With a tracer the readers also learn their cause: a separate copy, so that
@@ -247,22 +254,35 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     }
 }
 
-/* Brings a DIRTY dependency up to date (never an effect: effects are read by
- * nobody). A source is committed; a computed is recomputed. *changed says
- * whether its readers must recompute. Inline into the re-validation walk, its
- * one call there. */
+/* Commits DIRTY source `slot`, whose record is `rec`: *changed says whether
+ * its readers must recompute. */
+static inline __attribute__((always_inline)) void commit_source(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
+                                                                bool *changed) {
+    rec->flags &= (uint16_t)~RP_F_DIRTY;
+    *changed = graph->callbacks.commit == NULL ||
+               graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                       rec->data);
+    rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
+}
+
+/* update_inline for a node known to be no source (a computed or an async node). */
+static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_graph_t *graph, uint32_t slot,
+                                                                          rp_node_rec_t *rec, bool *changed) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
+    return run_tracked_as(graph, slot, rec, changed, false, false);
+}
+
+/* Brings a DIRTY node up to date for a read (never an effect: effects are
+ * read by nobody). A source is committed; a computed is recomputed. *changed
+ * says whether its readers must recompute. The re-validation walk calls the
+ * two halves itself: it knows where a source can be met. */
 static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
                                                                        rp_node_rec_t *rec, bool *changed) {
     if (rec->kind == RP_KIND_SOURCE) {
-        rec->flags &= (uint16_t)~RP_F_DIRTY;
-        *changed = graph->callbacks.commit == NULL ||
-                   graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
-                                           rec->data);
-        rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
+        commit_source(graph, slot, rec, changed);
         return RP_OK;
     }
-    if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false, false);
+    return recompute_inline(graph, slot, rec, changed);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -301,6 +321,8 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
+    bool changed;
+    rp_status_t status;
     /* `rec` is current's record, kept along with it. Room for the next frame
      * is kept on every descent: the frame pushed for a DIRTY dependency or a
      * cycle report takes it without a test. */
@@ -334,7 +356,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * inside its own compute. */
                 stack[top] = (rp_frame_t){current, position, stamp, rec};
                 graph->stack_top = top + 1;
-                rp_status_t status = report_cycle(graph, edge.node);
+                status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
                 unwind(graph, base, current);
                 return status;
@@ -346,7 +368,16 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             stack[top++] = (rp_frame_t){current, position, stamp, rec};
             current = edge.node;
             rec = dep_rec;
-            goto recompute;
+            /* Only here can the node to bring up to date be a source: the
+             * others are `current` or a frame's node, which have dependencies. */
+            if (dep_rec->kind == RP_KIND_SOURCE) {
+                graph->stack_top = top;
+                changed = false;
+                commit_source(graph, current, rec, &changed);
+                status = RP_OK;
+                goto updated;
+            }
+            goto recompute_below_root; /* a frame was just pushed */
         }
         {
             /* Every dependency of `current` is unchanged. A write made by a
@@ -386,9 +417,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 *dirty_out = true;
                 return RP_OK;
             }
+        recompute_below_root:
             graph->stack_top = top;
-            bool changed = false;
-            rp_status_t status = update_inline(graph, current, rec, &changed);
+            changed = false;
+            status = recompute_inline(graph, current, rec, &changed);
+        updated:
             stack = graph->stack;
             stamp = graph->stamp;
             no_write = graph->write_epoch == epoch;

@@ -137,33 +137,38 @@ import Testing
 /// Holds the graph on one thread in a batch that runs `write`, runs `drop` (releasing the last reference to a node)
 /// on a second thread, waits until `deinitBegan()`, then lets the batch end: its flush happens while the deinit
 /// waits for the graph. Returns once both threads are done.
+///
+/// The thread holding the graph is the one that watches for the deinit, from inside the batch. `deinitBegan()`
+/// loads a weak reference, which holds the node for a moment; when the dropping thread lets go during that moment,
+/// the watcher's release is the last one and the deinit runs on the watcher. On any other thread that deinit would
+/// wait for the graph the batch holds, while the batch waited for the watcher: a deadlock. On the holding thread it
+/// leaves the graph at once, inside the batch (that round then does not exercise the race, and still must pass).
 private func dropLastReferenceWhileAnotherThreadHoldsTheGraph(
     runtime: Runtime, write: @escaping @Sendable () -> Void, drop: @escaping @Sendable () -> Void,
     deinitBegan: @escaping @Sendable () -> Bool
 ) async {
     let inBatch = DispatchSemaphore(value: 0)
-    let endBatch = DispatchSemaphore(value: 0)
-    async let holder: Void = runOnThread(stackSize: StackSize.small) {
+    let dropStarted = DispatchSemaphore(value: 0)
+    async let began: Bool = runOnThread(stackSize: StackSize.small) {
         runtime.batch {
             write()
             inBatch.signal()
-            endBatch.wait()
+            dropStarted.wait()
+            // A latch on the deinit's start, bounded only to fail instead of hanging if it never starts.
+            let deadline = Date().addingTimeInterval(60)
+            while !deinitBegan() {
+                if Date() > deadline { return false }
+                sched_yield()
+            }
+            return true
         }
     }
     await runOnThread(stackSize: StackSize.small) { inBatch.wait() }
-    async let dropper: Void = runOnThread(stackSize: StackSize.small) { drop() }
-    let began = await runOnThread(stackSize: StackSize.small) { () -> Bool in
-        // A latch on the deinit's start, bounded only to fail instead of hanging if it never starts.
-        let deadline = Date().addingTimeInterval(60)
-        while !deinitBegan() {
-            if Date() > deadline { return false }
-            sched_yield()
-        }
-        return true
+    await runOnThread(stackSize: StackSize.small) {
+        dropStarted.signal()
+        drop()
     }
-    #expect(began, "the node's deinit did not begin")
-    endBatch.signal()
-    _ = await (holder, dropper)
+    #expect(await began, "the node's deinit did not begin")
 }
 
 /// A weak reference that threads share: set once before the threads start, then only read.

@@ -237,15 +237,34 @@ public class RippleNode {
     }
 
     /// Creates this object's node in the engine. For an effect, the first run (or its scheduling) happens before
-    /// this returns. Inlined into each kind's `init`: a call less per node created.
+    /// this returns.
+    ///
+    /// The node is handed over as a plain pointer: the engine gets a pointer to `self`, so a call made on `self`
+    /// itself would make the compiler assume the engine may release it, and retain `self` around the call (about
+    /// 40 instructions per node). The caller (an `init`) keeps the node alive.
     @inline(__always)
     final func createNode(_ kind: rp_kind_t) {
+        RippleNode.createNode(Unmanaged.passUnretained(self).toOpaque(), kind)
+    }
+
+    /// `createNode(_:)` of the node at `node`, which the caller keeps alive.
+    @inline(never)
+    private static func createNode(_ node: UnsafeMutableRawPointer, _ kind: rp_kind_t) {
+        let object = Unmanaged<RippleNode>.fromOpaque(node)
         var created = rp_node_t()  // not &handle: an effect's callbacks set `handle` during this call
-        let status = rp_node_create(graph, kind, Unmanaged.passUnretained(self).toOpaque(), &created)
+        let status = rp_node_create(object._withUnsafeGuaranteedRef { $0.graph }, kind, node, &created)
         // An effect's handle was set inside the call, while the graph was held; writing it again here, after the
         // graph was released, would race with a scheduled update reading it on another thread.
-        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC { handle = created }
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "creating", node: self) }
+        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC {
+            object._withUnsafeGuaranteedRef { $0.handle = created }
+        }
+        if _slowPath(status != .RP_OK) { object.takeUnretainedValue().failToCreate(status) }
+    }
+
+    /// Traps for a node the engine could not create.
+    @inline(never)
+    private func failToCreate(_ status: rp_status_t) -> Never {
+        runtime.fail(status, "creating", node: self)
     }
 
     /// Leaves the graph now. Idempotent. Used by effects (cancel) and the nodes standing for user types; called

@@ -475,10 +475,12 @@ public class RippleNode {
     }
 
     /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`, specialized where
-    /// the caller is.
+    /// the caller is. The runtime is reached without a retain (a method call on the unowned(unsafe) reference
+    /// would retain it and release it after the batch): this node keeps it alive while the caller holds the node,
+    /// or, for a node the runtime owns, the runtime is alive while the node is.
     @inlinable
     final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
-        try unownedRuntime.holdingGraph(body)
+        try Unmanaged.passUnretained(unownedRuntime)._withUnsafeGuaranteedRef { try $0.holdingGraph(body) }
     }
 
     /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this

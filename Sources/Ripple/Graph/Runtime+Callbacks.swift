@@ -38,8 +38,19 @@ extension Runtime {
                 }
             },
             run: { host, _, handle, data in
-                // Its deinit has begun: it stops, unrun.
-                guard let node = Runtime.retainedEffect(data, handle: handle) else { return }
+                // The first run happens inside rp_node_create, called by the `init` that creates the node and
+                // holds it until the call returns: no reference to take. (A node without its handle yet is in that
+                // call: the engine knows no other way to it, and the handle is set here, while the graph is held.)
+                let unretained = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if _slowPath(unretained._withUnsafeGuaranteedRef { $0.awaitsHandle }) {
+                    return unretained._withUnsafeGuaranteedRef { node in
+                        node.handle = handle
+                        node.run(host: host.unsafelyUnwrapped)
+                    }
+                }
+                // Its deinit has begun: it stops, unrun. (Its handle is set: that check was the one above.)
+                guard ripple_object_try_retain(data.unsafelyUnwrapped) else { return }
+                let node = unretained.takeRetainedValue()
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
                 node.run(host: host.unsafelyUnwrapped)
             },

@@ -108,6 +108,10 @@ public class RippleNode {
     /// again (a scheduled update reads it on another thread without holding the graph). One word, written at once.
     @exclusivity(unchecked) private var slotAndGeneration: UInt64 = 0
 
+    /// Whether the node has no handle yet: only inside `createNode`, where an effect's first run or scheduling
+    /// sets it. Read while the graph is held.
+    final var awaitsHandle: Bool { slotAndGeneration == 0 }
+
     /// The engine's handle of this node.
     var handle: rp_node_t {
         @inline(__always) get {

@@ -244,8 +244,8 @@ public class RippleNode {
     /// this returns.
     ///
     /// The node is handed over as a plain pointer: the engine gets a pointer to `self`, so a call made on `self`
-    /// itself would make the compiler assume the engine may release it, and retain `self` around the call (about
-    /// 40 instructions per node). The caller (an `init`) keeps the node alive.
+    /// itself would make the compiler assume the engine may release it, and retain `self` around the call and
+    /// release it after (20 to 30 instructions per node). The caller (an `init`) keeps the node alive.
     @inline(__always)
     final func createNode(_ kind: rp_kind_t) {
         RippleNode.createNode(Unmanaged.passUnretained(self).toOpaque(), kind)

@@ -38,8 +38,21 @@ extension Runtime {
                 }
             },
             run: { host, _, handle, data in
-                // Its deinit has begun: it stops, unrun.
-                guard let node = Runtime.retainedEffect(data, handle: handle) else { return }
+                // The first run happens inside rp_node_create, called by the `init` that creates the node and
+                // holds it until the call returns: no reference to take. (A node without its handle yet is in that
+                // call: the engine knows no other way to it, and the handle is set here, while the graph is held.
+                // Reading it is safe for a node whose deinit has begun on another thread too: that deinit waits in
+                // rp_node_dispose for the graph this thread holds, so the object is still there.)
+                let unretained = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if _slowPath(unretained._withUnsafeGuaranteedRef { $0.awaitsHandle }) {
+                    return unretained._withUnsafeGuaranteedRef { node in
+                        node.handle = handle
+                        node.run(host: host.unsafelyUnwrapped)
+                    }
+                }
+                // Its deinit has begun: it stops, unrun. (Its handle is set: that check was the one above.)
+                guard ripple_object_try_retain(data.unsafelyUnwrapped) else { return }
+                let node = unretained.takeRetainedValue()
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
                 node.run(host: host.unsafelyUnwrapped)
             },
@@ -88,10 +101,11 @@ extension Runtime {
         )
     }
 
-    /// The effect-kind node `data` (the node `handle` names) for a run or a scheduling, with a strong reference for
-    /// the callback's length; nil once its deinit has begun. Records the handle the first time: an effect learns it
-    /// in its first run or scheduling, inside rp_node_create, and it is written only then (a scheduled update reads
-    /// it on another thread without holding the graph).
+    /// The effect-kind node `data` (the node `handle` names) for a scheduling, with a strong reference for the
+    /// callback's length; nil once its deinit has begun. Records the handle the first time: a deferred effect learns
+    /// it in its first scheduling, inside rp_node_create, and it is written only then (a scheduled update reads it
+    /// on another thread without holding the graph). A synchronous effect learns it in its first run, which the
+    /// run callback handles itself.
     @inline(__always)
     private static func retainedEffect(_ data: UnsafeMutableRawPointer?, handle: rp_node_t) -> RippleNode? {
         let object = data.unsafelyUnwrapped

@@ -83,10 +83,13 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @exclusivity(unchecked) private var cleanups: [() -> Void] = []
 
     /// Every derivation. The closures and the runtime are consumed: the caller's references become the node's.
+    /// The isolation is consumed too, and goes once the extras are made: destroyed only when `init` ends, it would
+    /// keep the compiler retaining `self` around the engine call (`createNode`).
     @usableFromInline
     init(
         body: consuming @escaping () -> Value, recompute: consuming @escaping Recompute, label: String?,
-        fileID: consuming String, line: Int, runtime: consuming Runtime = .current, isolation: BodyIsolation = .none
+        fileID: consuming String, line: Int, runtime: consuming Runtime = .current,
+        isolation: consuming BodyIsolation = .none
     ) {
         self.body = consume body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
@@ -99,16 +102,17 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // `self` exists).
         if !Derivation.fitsInline { storage = (UInt64(UInt(bitPattern: Derivation.allocateCache())), 0) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
-        let extras = NodeExtras.forBody(label: label, isolation: isolation)
+        let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
         prepares = extras != nil
         super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
+        // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
+        createNode(.RP_KIND_COMPUTED)
         // A final class's stored property without observers is accessed in place: this is `storage` itself.
         let address = withUnsafeMutableBytes(of: &storage) { $0.baseAddress.unsafelyUnwrapped }
         precondition(
             address == Unmanaged.passUnretained(self).toOpaque() + Derivation.storageOffset,
             "Ripple: internal error: Derivation.storageOffset does not match the object's layout; update it.")
         if Derivation.fitsInline { _ = address.bindMemory(to: Value.self, capacity: 1) }
-        createNode(.RP_KIND_COMPUTED)
     }
 
     /// Stores the first result: the cache is initialized from now on.

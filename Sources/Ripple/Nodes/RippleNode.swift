@@ -108,6 +108,10 @@ public class RippleNode {
     /// again (a scheduled update reads it on another thread without holding the graph). One word, written at once.
     @exclusivity(unchecked) private var slotAndGeneration: UInt64 = 0
 
+    /// Whether the node has no handle yet: only inside `createNode`, where an effect's first run or scheduling
+    /// sets it. Read while the graph is held.
+    final var awaitsHandle: Bool { slotAndGeneration == 0 }
+
     /// The engine's handle of this node.
     var handle: rp_node_t {
         @inline(__always) get {
@@ -237,15 +241,34 @@ public class RippleNode {
     }
 
     /// Creates this object's node in the engine. For an effect, the first run (or its scheduling) happens before
-    /// this returns. Inlined into each kind's `init`: a call less per node created.
+    /// this returns.
+    ///
+    /// The node is handed over as a plain pointer: the engine gets a pointer to `self`, so a call made on `self`
+    /// itself would make the compiler assume the engine may release it, and retain `self` around the call and
+    /// release it after (20 to 30 instructions per node). The caller (an `init`) keeps the node alive.
     @inline(__always)
     final func createNode(_ kind: rp_kind_t) {
+        RippleNode.createNode(Unmanaged.passUnretained(self).toOpaque(), kind)
+    }
+
+    /// `createNode(_:)` of the node at `node`, which the caller keeps alive.
+    @inline(never)
+    private static func createNode(_ node: UnsafeMutableRawPointer, _ kind: rp_kind_t) {
+        let object = Unmanaged<RippleNode>.fromOpaque(node)
         var created = rp_node_t()  // not &handle: an effect's callbacks set `handle` during this call
-        let status = rp_node_create(graph, kind, Unmanaged.passUnretained(self).toOpaque(), &created)
+        let status = rp_node_create(object._withUnsafeGuaranteedRef { $0.graph }, kind, node, &created)
         // An effect's handle was set inside the call, while the graph was held; writing it again here, after the
         // graph was released, would race with a scheduled update reading it on another thread.
-        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC { handle = created }
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "creating", node: self) }
+        if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC {
+            object._withUnsafeGuaranteedRef { $0.handle = created }
+        }
+        if _slowPath(status != .RP_OK) { object.takeUnretainedValue().failToCreate(status) }
+    }
+
+    /// Traps for a node the engine could not create.
+    @inline(never)
+    private func failToCreate(_ status: rp_status_t) -> Never {
+        runtime.fail(status, "creating", node: self)
     }
 
     /// Leaves the graph now. Idempotent. Used by effects (cancel) and the nodes standing for user types; called
@@ -456,10 +479,12 @@ public class RippleNode {
     }
 
     /// ``exclusively(_:)`` when this thread may not hold the graph yet: a batch around `body`, specialized where
-    /// the caller is.
+    /// the caller is. The runtime is reached without a retain (a method call on the unowned(unsafe) reference
+    /// would retain it and release it after the batch): this node keeps it alive while the caller holds the node,
+    /// or, for a node the runtime owns, the runtime is alive while the node is.
     @inlinable
     final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
-        try unownedRuntime.holdingGraph(body)
+        try Unmanaged.passUnretained(unownedRuntime)._withUnsafeGuaranteedRef { try $0.holdingGraph(body) }
     }
 
     /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this

@@ -215,20 +215,23 @@ static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph
     if (status == RP_OK) {
         if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
         if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
-        /* Marked again while it ran (a write or a disposal reached something
-         * it had read): like a write during a walk, this keeps every node of
-         * the walk in progress PENDING, so its readers re-validate it. */
-        flags = rec->flags;
-        if (flags & RP_F_STALE) graph->write_epoch++;
-        flags &= (uint16_t)~RP_F_COMPUTING;
+        flags = rec->flags & (uint16_t)~RP_F_COMPUTING;
     } else {
         /* Keeps every old edge too: a retry re-reads them. */
         flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     }
     rec->flags = flags;
-    /* Nothing else marks a running node busy: a walk that reaches it stops
-     * at RP_F_COMPUTING (a cycle). */
-    if (__builtin_expect(flags & RP_F_DISPOSING, 0)) rp_node_free(graph, slot);
+    /* Both rare, so one test for the two in the common case. */
+    if (__builtin_expect(flags & (RP_F_STALE | RP_F_DISPOSING), 0)) {
+        /* Marked again while it ran (a write or a disposal reached something
+         * it had read): like a write during a walk, this keeps every node of
+         * the walk in progress PENDING, so its readers re-validate it. (A
+         * failed run is DIRTY for its retry: no write of its own.) */
+        if ((flags & RP_F_STALE) && status == RP_OK) graph->write_epoch++;
+        /* Nothing else marks a running node busy: a walk that reaches it
+         * stops at RP_F_COMPUTING (a cycle). */
+        if (flags & RP_F_DISPOSING) rp_node_free(graph, slot);
+    }
     return status;
 }
 
@@ -553,12 +556,14 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* The record of `node` when it is a live, idle, up-to-date node that can be
- * read (not an effect); NULL otherwise (the general path names the error). */
+ * read (not an effect); NULL otherwise (the general path names the error).
+ * A live record's generation is never 0 (node.c), so matching it rules out
+ * the none handle. */
 static inline rp_node_rec_t *fresh_record(const rp_graph_t *graph, rp_node_t node) {
     if (node.graph_tag != graph->tag || node.slot >= graph->nslots) return NULL;
     rp_node_rec_t *rec = rp_rec(graph, node.slot);
     uint16_t flags = rec->flags;
-    if (rec->generation != node.generation || node.generation == 0 ||
+    if (rec->generation != node.generation ||
         (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
         return NULL;
     }
@@ -812,12 +817,22 @@ static __attribute__((noinline)) rp_status_t read_outside_run_waiting(rp_graph_t
     return read_outside_run_held(graph, node);
 }
 
+/* The same, when the bias was revoked as this thread took the graph through
+ * it: it takes the graph on its turn. */
+static __attribute__((noinline)) rp_status_t read_outside_run_backing_off(rp_graph_t *graph, rp_node_t node,
+                                                                          void *self) {
+    rp_bias_back_off(graph, self);
+    return read_outside_run_held(graph, node);
+}
+
 /* A whole read outside runs: the common case (the graph is this thread's, the
  * node up to date, nothing to settle) makes no call, and the others are tail
- * calls, so that it saves few registers. Out of line, so that reads in a run
+ * calls, so that it saves no registers. Out of line, so that reads in a run
  * stay short. */
 static __attribute__((noinline)) rp_status_t read_outside_run(rp_graph_t *graph, rp_node_t node, void *self) {
-    if (!rp_exclusive_enter_owned(graph, self)) return read_outside_run_waiting(graph, node, self);
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (entry == RP_ENTRY_NONE) return read_outside_run_waiting(graph, node, self);
+    if (entry == RP_ENTRY_BACK_OFF) return read_outside_run_backing_off(graph, node, self);
     if (!rp_settled(graph) || fresh_record(graph, node) == NULL) return read_outside_run_held(graph, node);
     rp_exclusive_exit(graph);
     return RP_OK;

@@ -253,9 +253,15 @@ struct rp_graph {
     rp_node_t *diagnostic;
     size_t diagnostic_count, diagnostic_capacity;
 
-    uint32_t active;            /* node whose compute or run is in progress */
-    rp_node_rec_t *active_rec;  /* its record, NULL when none */
-    uint32_t untracked_depth;
+    rp_node_rec_t *active_rec;  /* the record of `active`, NULL when none */
+    /* A run saves both of these and restores them as one word (run.h). */
+    union {
+        struct {
+            uint32_t active;          /* node whose compute or run is in progress */
+            uint32_t untracked_depth; /* untracked sections open in it */
+        };
+        uint64_t active_and_untracked;
+    };
     rp_node_t resolving;        /* the async node of the open resolve section; generation 0: none */
     /* Explicit batches. A run in progress (active_rec != NULL) is an implicit
      * batch, and a host callback in progress, without a counter of its own. */
@@ -430,12 +436,11 @@ rp_status_t rp_flush(rp_graph_t *graph);
 rp_status_t rp_settle_slow(rp_graph_t *graph);
 
 /* The end of every public call that may have queued work: flush effects
- * (outside batches) and deliver `unwatched` (outside callbacks). Inline
- * because almost every call has nothing to do here: with nobody waiting for
- * `unwatched`, a call inside a batch or a run (a write in a batch) answers
- * with one test more, and one outside them with the queue's. The rare rest
- * (a delivery due, or one a run defers) is rp_settle_slow's to sort out.
- * rp_settle_needed: whether rp_settle would call rp_settle_slow. */
+ * (outside batches and runs) and deliver `unwatched` (outside runs). Inline
+ * because almost every call has nothing to do here. rp_settle_needed tests
+ * the common cases first, in branches: nobody waits for `unwatched`, then a
+ * batch or a run is open (a write in a batch stops there), then the queue.
+ * rp_settle_slow sorts out the rest (a delivery a run defers among them). */
 static inline bool rp_settle_needed(const rp_graph_t *graph) {
     return __builtin_expect(graph->unwatch_head != graph->unwatch_count, 0) ||
            (graph->batch_depth == 0 && graph->active_rec == NULL && !rp_queue_empty(graph));

@@ -21,6 +21,7 @@
  * having cleared its marks, when it cannot.
  */
 #include "graph.h"
+#include "run.h"
 
 #include <string.h>
 
@@ -167,79 +168,11 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
     shallow_propagate(graph, slot, rec);
 }
 
-/* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, unlinks what the run did not read again, and frees the
- * node if its disposal waited for the run. A node that a check walk found
- * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
- * stale marks). `effect`: the node is an effect (the callers know which). */
-static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
-                                                                        rp_node_rec_t *rec, bool *changed,
-                                                                        bool tracing, bool effect) {
-    rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
-    rec->cursor = 0;
-    rec->run_stamp = ++graph->stamp;
-    /* Taken now: a change during the run marks it again, with its own cause. */
-    uint32_t cause = RP_NO_SLOT;
-    if (tracing) {
-        cause = graph->causes[slot];
-        graph->causes[slot] = RP_NO_SLOT;
-        /* Told before the node becomes the active one: the event happens
-         * within the run that caused it (rp_graph_evaluating). */
-        if (effect) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
-    }
-    uint32_t parent = graph->active;
-    rp_node_rec_t *parent_rec = graph->active_rec;
-    uint32_t untracked_depth = graph->untracked_depth;
-    graph->active = slot;
-    graph->active_rec = rec;
-    graph->untracked_depth = 0;
-
-    rp_status_t status = RP_OK;
-    rp_node_t handle = {slot, rec->generation, graph->tag};
-    if (effect) {
-        graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
-    } else {
-        /* An async node's compute starts the run this stamp names: it is
-         * current from now on (the host notes its id with rp_async_run
-         * inside the compute, before the task it starts can use it), and the
-         * run before is superseded whatever the compute returns. */
-        if (rec->kind == RP_KIND_ASYNC) graph->async_runs[slot] = rec->run_stamp;
-        *changed = true;
-        status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
-    }
-
-    graph->untracked_depth = untracked_depth;
-    graph->active = parent;
-    graph->active_rec = parent_rec;
-    uint16_t flags;
-    if (status == RP_OK) {
-        if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
-        if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
-        flags = rec->flags & (uint16_t)~RP_F_COMPUTING;
-    } else {
-        /* Keeps every old edge too: a retry re-reads them. */
-        flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
-    }
-    rec->flags = flags;
-    /* Both rare, so one test for the two in the common case. */
-    if (__builtin_expect(flags & (RP_F_STALE | RP_F_DISPOSING), 0)) {
-        /* Marked again while it ran (a write or a disposal reached something
-         * it had read): like a write during a walk, this keeps every node of
-         * the walk in progress PENDING, so its readers re-validate it. (A
-         * failed run is DIRTY for its retry: no write of its own.) */
-        if ((flags & RP_F_STALE) && status == RP_OK) graph->write_epoch++;
-        /* Nothing else marks a running node busy: a walk that reaches it
-         * stops at RP_F_COMPUTING (a cycle). */
-        if (flags & RP_F_DISPOSING) rp_node_free(graph, slot);
-    }
-    return status;
-}
-
 /* Traced and untraced copies of the same code: without a tracer, a run pays
  * one test of graph->tracer and nothing else. */
 static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
                                                                  rp_node_rec_t *rec, bool *changed) {
-    return run_tracked_as(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
+    return rp_run_tracked(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
 }
 
 /* rp_node_finish_if_disposing for a caller that has the record. */
@@ -253,7 +186,7 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         (void)run_tracked_traced(graph, slot, rec, &unused);
     } else {
-        (void)run_tracked_as(graph, slot, rec, &unused, false, true);
+        (void)rp_run_tracked(graph, slot, rec, &unused, false, true);
     }
 }
 
@@ -272,7 +205,7 @@ static inline __attribute__((always_inline)) void commit_source(rp_graph_t *grap
 static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_graph_t *graph, uint32_t slot,
                                                                           rp_node_rec_t *rec, bool *changed) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false, false);
+    return rp_run_tracked(graph, slot, rec, changed, false, false);
 }
 
 /* Brings a DIRTY node up to date for a read (never an effect: effects are
@@ -305,12 +238,14 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
  * and any deferred disposal for the caller to finish.
  *
- * The walk keeps the stack, its top, the stamp and "no write since the walk
- * began" in locals: only the calls it makes (an update, a disposal finished,
- * a cycle report) use or change them, so it writes graph->stack_top before
- * each call and reads the others again after. A level the walk passes costs a
- * frame down and a frame up; a dependency that changed sends the walk straight
- * up, recomputing each reader in turn, until one comes out unchanged. */
+ * The walk keeps the stack, its top and the stamp in locals: only the calls it
+ * makes (an update, a disposal finished, a cycle report) use or change them,
+ * so it writes graph->stack_top before each call and reads the others again
+ * after. The write epoch it compares where it needs to know, not after each
+ * call: most calls are recomputes, and most recomputes are followed by another
+ * rather than by that test. A level the walk passes costs a frame down and a
+ * frame up; a dependency that changed sends the walk straight up, recomputing
+ * each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
                                                                         rp_node_rec_t *rec, bool *dirty_out,
                                                                         bool tracing) {
@@ -320,7 +255,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
     const uint64_t epoch = graph->write_epoch;
-    bool no_write = true;
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
@@ -375,7 +309,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * others are `current` or a frame's node, which have dependencies. */
             if (dep_rec->kind == RP_KIND_SOURCE) {
                 graph->stack_top = top;
-                changed = false;
                 commit_source(graph, current, rec, &changed);
                 status = RP_OK;
                 goto updated;
@@ -390,7 +323,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rec->flags = flags;
                 goto recompute;
             }
-            if (no_write) flags &= (uint16_t)~RP_F_PENDING;
+            if (graph->write_epoch == epoch) flags &= (uint16_t)~RP_F_PENDING;
             rec->flags = flags;
             if (top == base) {
                 graph->stack_top = base;
@@ -402,7 +335,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rp_node_free(graph, current);
                 stack = graph->stack;
                 stamp = graph->stamp;
-                no_write = graph->write_epoch == epoch;
             }
             rp_frame_t frame = stack[--top];
             current = frame.node;
@@ -422,12 +354,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             }
         recompute_below_root:
             graph->stack_top = top;
-            changed = false;
+            /* Sets `changed`, as commit_source does. */
             status = recompute_inline(graph, current, rec, &changed);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
-            no_write = graph->write_epoch == epoch;
             if (status) {
                 graph->stack_top = --top;
                 unwind(graph, base, stack[top].node);

@@ -14,6 +14,7 @@
  * flush stops it with RP_ELOOP.
  */
 #include "graph.h"
+#include "run.h"
 
 #include <string.h>
 
@@ -310,20 +311,22 @@ rp_status_t rp_flush(rp_graph_t *graph) {
          * that it cannot spin. */
         bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
         if (!run && !recheck) continue;
-        if (rec->flush_id != graph->flush_id) {
-            rec->flush_id = graph->flush_id;
-            rec->flush_runs = 0;
-        }
-        if (rec->flush_runs >= graph->settle_bound) {
+        /* Its runs in this flush so far: none yet when it last ran in an
+         * earlier one. (The bound is at least 1, so one that reaches it has
+         * this flush's id already, as stop_loop expects.) */
+        uint32_t flush_id = graph->flush_id;
+        uint32_t runs = rec->flush_id == flush_id ? rec->flush_runs : 0;
+        if (runs >= graph->settle_bound) {
             result = stop_loop(graph, entry.slot);
             break;
         }
-        rec->flush_runs++;
+        rec->flush_id = flush_id;
+        rec->flush_runs = runs + 1;
         if (recheck) {
             rp_enqueue(graph, entry.slot);
             continue;
         }
-        rp_run_effect(graph, entry.slot, rec);
+        rp_run_effect_inline(graph, entry.slot, rec);
     }
     graph->flushing = false;
     return result;

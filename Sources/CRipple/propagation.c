@@ -201,24 +201,14 @@ static inline __attribute__((always_inline)) void commit_source(rp_graph_t *grap
     rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
 }
 
-/* update_inline for a node known to be no source (a computed or an async node). */
+/* Recomputes DIRTY `slot`, a computed or an async node whose record is
+ * `rec`, for a read: *changed says whether its readers must recompute. A
+ * DIRTY source is committed instead (commit_source): the callers know which
+ * they have, so neither tests the kind again. */
 static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_graph_t *graph, uint32_t slot,
                                                                           rp_node_rec_t *rec, bool *changed) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
     return rp_run_tracked(graph, slot, rec, changed, false, false);
-}
-
-/* Brings a DIRTY node up to date for a read (never an effect: effects are
- * read by nobody). A source is committed; a computed is recomputed. *changed
- * says whether its readers must recompute. The re-validation walk calls the
- * two halves itself: it knows where a source can be met. */
-static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
-                                                                       rp_node_rec_t *rec, bool *changed) {
-    if (rec->kind == RP_KIND_SOURCE) {
-        commit_source(graph, slot, rec, changed);
-        return RP_OK;
-    }
-    return recompute_inline(graph, slot, rec, changed);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -460,8 +450,8 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
-        bool changed = false;
-        (void)update_inline(graph, slot, rec, &changed);
+        bool changed;
+        commit_source(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
@@ -475,8 +465,8 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         }
     }
     if (!dirty) return RP_OK;
-    bool changed = false;
-    rp_status_t status = update_inline(graph, slot, rec, &changed);
+    bool changed; /* set by the recompute */
+    rp_status_t status = recompute_inline(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
 }

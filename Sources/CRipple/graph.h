@@ -253,9 +253,15 @@ struct rp_graph {
     rp_node_t *diagnostic;
     size_t diagnostic_count, diagnostic_capacity;
 
-    uint32_t active;            /* node whose compute or run is in progress */
-    rp_node_rec_t *active_rec;  /* its record, NULL when none */
-    uint32_t untracked_depth;
+    rp_node_rec_t *active_rec;  /* the record of `active`, NULL when none */
+    /* A run saves both of these and restores them as one word (run.h). */
+    union {
+        struct {
+            uint32_t active;          /* node whose compute or run is in progress */
+            uint32_t untracked_depth; /* untracked sections open in it */
+        };
+        uint64_t active_and_untracked;
+    };
     rp_node_t resolving;        /* the async node of the open resolve section; generation 0: none */
     /* Explicit batches. A run in progress (active_rec != NULL) is an implicit
      * batch, and a host callback in progress, without a counter of its own. */
@@ -430,14 +436,17 @@ rp_status_t rp_flush(rp_graph_t *graph);
 rp_status_t rp_settle_slow(rp_graph_t *graph);
 
 /* The end of every public call that may have queued work: flush effects
- * (outside batches) and deliver `unwatched` (outside callbacks). Inline
- * because almost every call has nothing to do here. */
+ * (outside batches and runs) and deliver `unwatched` (outside runs). Inline
+ * because almost every call has nothing to do here. rp_settle_needed tests
+ * the common cases first, in branches: nobody waits for `unwatched`, then a
+ * batch or a run is open (a write in a batch stops there), then the queue.
+ * rp_settle_slow sorts out the rest (a delivery a run defers among them). */
+static inline bool rp_settle_needed(const rp_graph_t *graph) {
+    return __builtin_expect(graph->unwatch_head != graph->unwatch_count, 0) ||
+           (graph->batch_depth == 0 && graph->active_rec == NULL && !rp_queue_empty(graph));
+}
 static inline rp_status_t rp_settle(rp_graph_t *graph) {
-    bool in_run = graph->active_rec != NULL;
-    bool no_flush = rp_queue_empty(graph) || graph->batch_depth != 0 || in_run;
-    bool no_delivery = graph->unwatch_head == graph->unwatch_count || in_run;
-    if (no_flush && no_delivery) return RP_OK;
-    return rp_settle_slow(graph);
+    return rp_settle_needed(graph) ? rp_settle_slow(graph) : RP_OK;
 }
 
 /* sections.c */
@@ -469,32 +478,47 @@ void rp_exclusive_release(rp_graph_t *graph);
  * its announcement: queues, then withdraws the announcement, then takes the
  * graph on its turn. */
 void rp_bias_back_off(rp_graph_t *graph, void *self);
+/* What rp_exclusive_try_enter did. */
+typedef enum rp_entry {
+    RP_ENTRY_HELD,     /* the calling thread holds the graph */
+    RP_ENTRY_NONE,     /* nothing done: the caller must wait for its turn */
+    RP_ENTRY_BACK_OFF, /* announced, then found the bias revoked: the caller
+                        * must call rp_bias_back_off, which takes the graph */
+} rp_entry_t;
 /* Takes the graph exclusively without waiting when the calling thread holds it
  * already (it only counts) or the graph is biased to it (plain stores and
- * loads: rp_bias_back_off in the rare race with a revocation). False, having
- * done nothing, otherwise. Inline: every call of a graph used by one thread,
- * and every call from a callback, takes this path. */
-static inline bool rp_exclusive_enter_owned(rp_graph_t *graph, void *self) {
+ * loads), and says what is left to do otherwise. Inline: every call of a
+ * graph used by one thread, and every call from a callback, takes this path.
+ * Callers whose common case makes no call take the two others out of line, so
+ * that it saves no registers. */
+static inline rp_entry_t rp_exclusive_try_enter(rp_graph_t *graph, void *self) {
     rp_sections_t *sections = &graph->sections;
     if (rp_sync_load_ptr(&sections->owner) == self) {
         sections->depth++;
-        return true;
+        return RP_ENTRY_HELD;
     }
     /* `bias` is written once, before the graph is shared; the state moves
      * only away from RP_BIAS_ON, so a stale RP_BIAS_ON is the one stale value
      * possible, and the announcement's check below catches it. */
-    if (sections->bias != self || rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) return false;
+    if (sections->bias != self || rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) return RP_ENTRY_NONE;
     /* The announcement, then the state again: pairs with the revoker's store
      * of the state, heavy_barrier, then load of `inside` (sections.c, sync.h). */
     rp_sync_bias_announce(&sections->inside, 1);
-    if (rp_sync_bias_load(&sections->biased) != RP_BIAS_ON) {
-        rp_bias_back_off(graph, self);
-        return true;
-    }
+    if (__builtin_expect(rp_sync_bias_load(&sections->biased) != RP_BIAS_ON, 0)) return RP_ENTRY_BACK_OFF;
     rp_sync_store_ptr_relaxed(&sections->owner, self);
     sections->depth = 1;
     sections->fast = true;
-    return true;
+    return RP_ENTRY_HELD;
+}
+/* rp_exclusive_try_enter, then rp_bias_back_off in the rare race with a
+ * revocation: true, holding the graph, or false, having done nothing. */
+static inline bool rp_exclusive_enter_owned(rp_graph_t *graph, void *self) {
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (__builtin_expect(entry == RP_ENTRY_BACK_OFF, 0)) {
+        rp_bias_back_off(graph, self);
+        return true;
+    }
+    return entry == RP_ENTRY_HELD;
 }
 /* Takes the graph exclusively; reentrant on the owning thread. */
 static inline void rp_exclusive_enter(rp_graph_t *graph) {

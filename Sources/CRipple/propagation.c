@@ -21,6 +21,7 @@
  * having cleared its marks, when it cannot.
  */
 #include "graph.h"
+#include "run.h"
 
 #include <string.h>
 
@@ -167,76 +168,11 @@ void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
     shallow_propagate(graph, slot, rec);
 }
 
-/* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, unlinks what the run did not read again, and frees the
- * node if its disposal waited for the run. A node that a check walk found
- * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
- * stale marks). `effect`: the node is an effect (the callers know which). */
-static inline __attribute__((always_inline)) rp_status_t run_tracked_as(rp_graph_t *graph, uint32_t slot,
-                                                                        rp_node_rec_t *rec, bool *changed,
-                                                                        bool tracing, bool effect) {
-    rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
-    rec->cursor = 0;
-    rec->run_stamp = ++graph->stamp;
-    /* Taken now: a change during the run marks it again, with its own cause. */
-    uint32_t cause = RP_NO_SLOT;
-    if (tracing) {
-        cause = graph->causes[slot];
-        graph->causes[slot] = RP_NO_SLOT;
-        /* Told before the node becomes the active one: the event happens
-         * within the run that caused it (rp_graph_evaluating). */
-        if (effect) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
-    }
-    uint32_t parent = graph->active;
-    rp_node_rec_t *parent_rec = graph->active_rec;
-    uint32_t untracked_depth = graph->untracked_depth;
-    graph->active = slot;
-    graph->active_rec = rec;
-    graph->untracked_depth = 0;
-
-    rp_status_t status = RP_OK;
-    rp_node_t handle = {slot, rec->generation, graph->tag};
-    if (effect) {
-        graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
-    } else {
-        /* An async node's compute starts the run this stamp names: it is
-         * current from now on (the host notes its id with rp_async_run
-         * inside the compute, before the task it starts can use it), and the
-         * run before is superseded whatever the compute returns. */
-        if (rec->kind == RP_KIND_ASYNC) graph->async_runs[slot] = rec->run_stamp;
-        *changed = true;
-        status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
-    }
-
-    graph->untracked_depth = untracked_depth;
-    graph->active = parent;
-    graph->active_rec = parent_rec;
-    uint16_t flags;
-    if (status == RP_OK) {
-        if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
-        if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
-        /* Marked again while it ran (a write or a disposal reached something
-         * it had read): like a write during a walk, this keeps every node of
-         * the walk in progress PENDING, so its readers re-validate it. */
-        flags = rec->flags;
-        if (flags & RP_F_STALE) graph->write_epoch++;
-        flags &= (uint16_t)~RP_F_COMPUTING;
-    } else {
-        /* Keeps every old edge too: a retry re-reads them. */
-        flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
-    }
-    rec->flags = flags;
-    /* Nothing else marks a running node busy: a walk that reaches it stops
-     * at RP_F_COMPUTING (a cycle). */
-    if (__builtin_expect(flags & RP_F_DISPOSING, 0)) rp_node_free(graph, slot);
-    return status;
-}
-
 /* Traced and untraced copies of the same code: without a tracer, a run pays
  * one test of graph->tracer and nothing else. */
 static __attribute__((noinline)) rp_status_t run_tracked_traced(rp_graph_t *graph, uint32_t slot,
                                                                  rp_node_rec_t *rec, bool *changed) {
-    return run_tracked_as(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
+    return rp_run_tracked(graph, slot, rec, changed, true, rec->kind == RP_KIND_EFFECT);
 }
 
 /* rp_node_finish_if_disposing for a caller that has the record. */
@@ -250,7 +186,7 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         (void)run_tracked_traced(graph, slot, rec, &unused);
     } else {
-        (void)run_tracked_as(graph, slot, rec, &unused, false, true);
+        (void)rp_run_tracked(graph, slot, rec, &unused, false, true);
     }
 }
 
@@ -265,24 +201,14 @@ static inline __attribute__((always_inline)) void commit_source(rp_graph_t *grap
     rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
 }
 
-/* update_inline for a node known to be no source (a computed or an async node). */
+/* Recomputes DIRTY `slot`, a computed or an async node whose record is
+ * `rec`, for a read: *changed says whether its readers must recompute. A
+ * DIRTY source is committed instead (commit_source): the callers know which
+ * they have, so neither tests the kind again. */
 static inline __attribute__((always_inline)) rp_status_t recompute_inline(rp_graph_t *graph, uint32_t slot,
                                                                           rp_node_rec_t *rec, bool *changed) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return run_tracked_traced(graph, slot, rec, changed);
-    return run_tracked_as(graph, slot, rec, changed, false, false);
-}
-
-/* Brings a DIRTY node up to date for a read (never an effect: effects are
- * read by nobody). A source is committed; a computed is recomputed. *changed
- * says whether its readers must recompute. The re-validation walk calls the
- * two halves itself: it knows where a source can be met. */
-static inline __attribute__((always_inline)) rp_status_t update_inline(rp_graph_t *graph, uint32_t slot,
-                                                                       rp_node_rec_t *rec, bool *changed) {
-    if (rec->kind == RP_KIND_SOURCE) {
-        commit_source(graph, slot, rec, changed);
-        return RP_OK;
-    }
-    return recompute_inline(graph, slot, rec, changed);
+    return rp_run_tracked(graph, slot, rec, changed, false, false);
 }
 
 /* Clears the walk's marks from the frames above `base` after a failure. */
@@ -302,12 +228,14 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
  * and any deferred disposal for the caller to finish.
  *
- * The walk keeps the stack, its top, the stamp and "no write since the walk
- * began" in locals: only the calls it makes (an update, a disposal finished,
- * a cycle report) use or change them, so it writes graph->stack_top before
- * each call and reads the others again after. A level the walk passes costs a
- * frame down and a frame up; a dependency that changed sends the walk straight
- * up, recomputing each reader in turn, until one comes out unchanged. */
+ * The walk keeps the stack, its top and the stamp in locals: only the calls it
+ * makes (an update, a disposal finished, a cycle report) use or change them,
+ * so it writes graph->stack_top before each call and reads the others again
+ * after. The write epoch it compares where it needs to know, not after each
+ * call: most calls are recomputes, and most recomputes are followed by another
+ * rather than by that test. A level the walk passes costs a frame down and a
+ * frame up; a dependency that changed sends the walk straight up, recomputing
+ * each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
                                                                         rp_node_rec_t *rec, bool *dirty_out,
                                                                         bool tracing) {
@@ -317,7 +245,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
     const uint64_t epoch = graph->write_epoch;
-    bool no_write = true;
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
@@ -372,7 +299,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * others are `current` or a frame's node, which have dependencies. */
             if (dep_rec->kind == RP_KIND_SOURCE) {
                 graph->stack_top = top;
-                changed = false;
                 commit_source(graph, current, rec, &changed);
                 status = RP_OK;
                 goto updated;
@@ -387,7 +313,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rec->flags = flags;
                 goto recompute;
             }
-            if (no_write) flags &= (uint16_t)~RP_F_PENDING;
+            if (graph->write_epoch == epoch) flags &= (uint16_t)~RP_F_PENDING;
             rec->flags = flags;
             if (top == base) {
                 graph->stack_top = base;
@@ -399,7 +325,6 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 rp_node_free(graph, current);
                 stack = graph->stack;
                 stamp = graph->stamp;
-                no_write = graph->write_epoch == epoch;
             }
             rp_frame_t frame = stack[--top];
             current = frame.node;
@@ -419,12 +344,11 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             }
         recompute_below_root:
             graph->stack_top = top;
-            changed = false;
+            /* Sets `changed`, as commit_source does. */
             status = recompute_inline(graph, current, rec, &changed);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
-            no_write = graph->write_epoch == epoch;
             if (status) {
                 graph->stack_top = --top;
                 unwind(graph, base, stack[top].node);
@@ -526,8 +450,8 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
-        bool changed = false;
-        (void)update_inline(graph, slot, rec, &changed);
+        bool changed;
+        commit_source(graph, slot, rec, &changed);
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
@@ -541,8 +465,8 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         }
     }
     if (!dirty) return RP_OK;
-    bool changed = false;
-    rp_status_t status = update_inline(graph, slot, rec, &changed);
+    bool changed; /* set by the recompute */
+    rp_status_t status = recompute_inline(graph, slot, rec, &changed);
     if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
     return status;
 }
@@ -553,12 +477,14 @@ rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot) {
 }
 
 /* The record of `node` when it is a live, idle, up-to-date node that can be
- * read (not an effect); NULL otherwise (the general path names the error). */
+ * read (not an effect); NULL otherwise (the general path names the error).
+ * A live record's generation is never 0 (node.c), so matching it rules out
+ * the none handle. */
 static inline rp_node_rec_t *fresh_record(const rp_graph_t *graph, rp_node_t node) {
     if (node.graph_tag != graph->tag || node.slot >= graph->nslots) return NULL;
     rp_node_rec_t *rec = rp_rec(graph, node.slot);
     uint16_t flags = rec->flags;
-    if (rec->generation != node.generation || node.generation == 0 ||
+    if (rec->generation != node.generation ||
         (flags & (RP_F_LIVE | RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE)) != RP_F_LIVE || rec->kind == RP_KIND_EFFECT) {
         return NULL;
     }
@@ -812,12 +738,22 @@ static __attribute__((noinline)) rp_status_t read_outside_run_waiting(rp_graph_t
     return read_outside_run_held(graph, node);
 }
 
+/* The same, when the bias was revoked as this thread took the graph through
+ * it: it takes the graph on its turn. */
+static __attribute__((noinline)) rp_status_t read_outside_run_backing_off(rp_graph_t *graph, rp_node_t node,
+                                                                          void *self) {
+    rp_bias_back_off(graph, self);
+    return read_outside_run_held(graph, node);
+}
+
 /* A whole read outside runs: the common case (the graph is this thread's, the
  * node up to date, nothing to settle) makes no call, and the others are tail
- * calls, so that it saves few registers. Out of line, so that reads in a run
+ * calls, so that it saves no registers. Out of line, so that reads in a run
  * stay short. */
 static __attribute__((noinline)) rp_status_t read_outside_run(rp_graph_t *graph, rp_node_t node, void *self) {
-    if (!rp_exclusive_enter_owned(graph, self)) return read_outside_run_waiting(graph, node, self);
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (entry == RP_ENTRY_NONE) return read_outside_run_waiting(graph, node, self);
+    if (entry == RP_ENTRY_BACK_OFF) return read_outside_run_backing_off(graph, node, self);
     if (!rp_settled(graph) || fresh_record(graph, node) == NULL) return read_outside_run_held(graph, node);
     rp_exclusive_exit(graph);
     return RP_OK;

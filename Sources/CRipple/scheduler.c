@@ -14,6 +14,7 @@
  * flush stops it with RP_ELOOP.
  */
 #include "graph.h"
+#include "run.h"
 
 #include <string.h>
 
@@ -310,20 +311,22 @@ rp_status_t rp_flush(rp_graph_t *graph) {
          * that it cannot spin. */
         bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
         if (!run && !recheck) continue;
-        if (rec->flush_id != graph->flush_id) {
-            rec->flush_id = graph->flush_id;
-            rec->flush_runs = 0;
-        }
-        if (rec->flush_runs >= graph->settle_bound) {
+        /* Its runs in this flush so far: none yet when it last ran in an
+         * earlier one. (The bound is at least 1, so one that reaches it has
+         * this flush's id already, as stop_loop expects.) */
+        uint32_t flush_id = graph->flush_id;
+        uint32_t runs = rec->flush_id == flush_id ? rec->flush_runs : 0;
+        if (runs >= graph->settle_bound) {
             result = stop_loop(graph, entry.slot);
             break;
         }
-        rec->flush_runs++;
+        rec->flush_id = flush_id;
+        rec->flush_runs = runs + 1;
         if (recheck) {
             rp_enqueue(graph, entry.slot);
             continue;
         }
-        rp_run_effect(graph, entry.slot, rec);
+        rp_run_effect_inline(graph, entry.slot, rec);
     }
     graph->flushing = false;
     return result;
@@ -339,22 +342,45 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
     return status;
 }
 
+/* rp_batch_begin when the graph is not this thread's to take at once: out of
+ * line, so that the common case saves no registers. */
+static __attribute__((noinline)) rp_status_t batch_begin_waiting(rp_graph_t *graph, void *self, rp_entry_t entry) {
+    if (entry == RP_ENTRY_BACK_OFF) {
+        rp_bias_back_off(graph, self);
+    } else {
+        rp_exclusive_acquire(graph, self);
+    }
+    graph->batch_depth++;
+    return RP_OK;
+}
+
 /* The batch holds the graph from begin to end: its exclusive section is left
  * by the matching end. */
 rp_status_t rp_batch_begin(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    rp_exclusive_enter(graph);
+    void *self = rp_thread_self();
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (entry != RP_ENTRY_HELD) return batch_begin_waiting(graph, self, entry);
     graph->batch_depth++;
     return RP_OK;
+}
+
+/* rp_batch_end with something to settle, out of line for the same reason. */
+static __attribute__((noinline)) rp_status_t batch_end_settling(rp_graph_t *graph) {
+    rp_status_t status = rp_settle_slow(graph);
+    rp_exclusive_exit(graph);
+    return status;
 }
 
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
     if (!rp_exclusive_held(graph) || graph->batch_depth == 0) return RP_ESTATE;
     graph->batch_depth--;
-    rp_status_t status = rp_settle(graph);
-    rp_exclusive_exit(graph);
-    return status;
+    if (!rp_settle_needed(graph)) {
+        rp_exclusive_exit(graph);
+        return RP_OK;
+    }
+    return batch_end_settling(graph);
 }
 
 /* Resolves an effect for a run or an update. */

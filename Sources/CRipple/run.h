@@ -19,9 +19,11 @@ static inline void rp_finish_run_if_disposing(rp_graph_t *graph, uint32_t slot, 
 }
 
 /* The end of a run that failed (`status`, returned): the node stays DIRTY and
- * keeps every old edge too, so that a retry re-reads them. */
-static __attribute__((noinline)) rp_status_t rp_run_failed(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
-                                                           rp_status_t status) {
+ * keeps every old edge too, so that a retry re-reads them. noinline keeps it
+ * out of the hot path; `unused` spares a file that includes this header
+ * without running nodes the unused-function warning. */
+static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *graph, uint32_t slot,
+                                                                   rp_node_rec_t *rec, rp_status_t status) {
     uint16_t flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     rec->flags = flags;
     rp_finish_run_if_disposing(graph, slot, flags);

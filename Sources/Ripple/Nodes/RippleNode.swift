@@ -139,8 +139,11 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// The bits below the traits, which keep the line.
-        static let lineMask: UInt32 = (1 << 29) - 1
+        /// The node is a ``Derivation``: the engine's compute callback runs its `recompute` itself
+        /// (`Derivation.recomputeFromCallback`), without the class call to `compute(host:changed:)`.
+        static let derivation = Traits(rawValue: 1 << 28)
+        /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
+        static let lineMask: UInt32 = (1 << 28) - 1
     }
 
     /// Whether the node was created with `trait`.
@@ -211,12 +214,14 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
+         isDerivation: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
+        if isDerivation { traits.insert(.derivation) }
         self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
         self.extras = extras
         self.fileID = fileID

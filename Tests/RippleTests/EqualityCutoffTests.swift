@@ -193,4 +193,41 @@ import Ripple
             withExtendedLifetime(effect) {}
         }
     }
+
+    /// A value larger than a derivation's inline storage (two words), kept in memory of its own.
+    struct Wide: Equatable {
+        var a = 0, b = 0, c = 0, d = 0, e = 0
+    }
+
+    /// An observed derivation is computed by the engine's compute callback itself (no class call): the same
+    /// values, runs and cut-offs for every layout of value, inline (an Int, a String), out of line (a struct of
+    /// five words), a reference compared with its own equality, and a value without equality.
+    @Test func observedDerivationsOfEveryLayoutRecomputeAndCutOff() {
+        withIsolatedRuntime {
+            let a = atom(1)
+            let runs = Recorder<String>()
+            let parity = derive { () -> Int in runs.append("int"); return a.value % 2 }
+            let text = derive { () -> String in runs.append("string"); return parity.value == 0 ? "even" : "odd" }
+            let wide = derive { () -> Wide in runs.append("wide"); return Wide(a: parity.value, e: 7) }
+            let box = derive(equals: { $0 === $1 }) { () -> RunCount in runs.append("box"); return RunCount() }
+            let point = derive { () -> Point in runs.append("point"); return Point(x: wide.value.a, y: wide.value.e) }
+            let seen = Recorder<String>()
+            let effect = Effect {
+                _ = box.value
+                seen.append("\(text.value) \(point.value.x) \(point.value.y)")
+            }
+            #expect(runs.values == ["box", "string", "int", "point", "wide"])
+            #expect(seen.values == ["odd 1 7"])
+            runs.removeAll()
+
+            a.value = 3  // parity stays 1: nothing below it runs
+            #expect(runs.values == ["int"])
+            #expect(seen.values == ["odd 1 7"])
+
+            a.value = 4  // parity changes: each reader recomputes once, the effect runs once
+            #expect(runs.values == ["int", "int", "string", "wide", "point"])
+            #expect(seen.values == ["odd 1 7", "even 0 7"])
+            withExtendedLifetime(effect) {}
+        }
+    }
 }

@@ -46,4 +46,15 @@ import Ripple
             #expect(doubled == 2 && named == 0)
         }
     }
+
+    /// The line shares a word with the node's traits: lines up to 268,435,455 are kept, larger ones clamped.
+    @Test func aLineBeyondTheLimitIsClamped() {
+        withIsolatedRuntime {
+            let kept = atom(1, fileID: "App/Big.swift", line: 268_435_455)
+            let clamped = derive(fileID: "App/Big.swift", line: 300_000_000) { kept.value }
+            #expect(kept.creationSite == "App/Big.swift:268435455")
+            #expect(clamped.creationSite == "App/Big.swift:268435455")
+            #expect(clamped.value == 1)
+        }
+    }
 }

@@ -24,11 +24,15 @@ extension Runtime {
                 // Readers that retain the node keep it alive through the compute (they release it only in
                 // `unwatched`, under the graph this thread holds): no reference to take, the common case. Otherwise
                 // (unobserved, or observed only by a `values` observer) its deinit may have begun on another thread.
-                // The node's compute does the rest: this callback keeps nothing across it.
                 if _fastPath(node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }) {
-                    return node._withUnsafeGuaranteedRef { node in
-                        node.compute(host: host.unsafelyUnwrapped, changed: changed)
+                    // The common compute, a derivation's, runs its specialized code from here.
+                    if _fastPath(
+                        Derivation.recomputeFromCallback(
+                            data.unsafelyUnwrapped, host: host.unsafelyUnwrapped, changed: changed))
+                    {
+                        return .RP_OK
                     }
+                    return Runtime.computeRetained(node, host: host.unsafelyUnwrapped, changed: changed)
                 }
                 return Runtime.computeUnlessDeinitializing(node, host: host.unsafelyUnwrapped, changed: changed)
             },
@@ -113,6 +117,17 @@ extension Runtime {
         let node = Unmanaged<RippleNode>.fromOpaque(object).takeRetainedValue()
         if node.handle.generation == 0 { node.handle = handle }
         return node
+    }
+
+    /// The compute of a node its readers retain that `Derivation.recomputeFromCallback` did not make (an async
+    /// derivation, or a derivation with something to prepare or whose runtime the thread does not mark as
+    /// evaluating yet): the node's own compute, through the class call. Out of line, so that the callback's common
+    /// path keeps no frame for it. The callback keeps nothing across it.
+    @inline(never)
+    private static func computeRetained(
+        _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> rp_status_t {
+        node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
     }
 
     /// The compute of a node its readers do not retain, whose deinit may have begun on another thread: a strong

@@ -92,7 +92,7 @@ public final class Runtime {
 
     /// The graph's tag (rp_graph_tag), which every node handle carries: nodes keep their handle's slot and
     /// generation only. Written once, in `init`, like `graph`.
-    @exclusivity(unchecked) private(set) var graphTag: UInt32 = 0
+    @usableFromInline @exclusivity(unchecked) private(set) var graphTag: UInt32 = 0
 
     /// How many times one effect may run in a single flush before Ripple traps with a runaway-effect message.
     let settleBound: Int

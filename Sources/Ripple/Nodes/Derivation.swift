@@ -104,7 +104,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
         prepares = extras != nil
-        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, isDerivation: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
         // A final class's stored property without observers is accessed in place: this is `storage` itself.
@@ -299,6 +299,34 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         return .RP_OK
     }
 
+    /// The engine's compute callback's common path, for a node its readers keep alive (the callback checks): a
+    /// derivation (`RippleNode.Traits.derivation`) whose runtime the thread marks as evaluating already and that
+    /// has nothing to prepare. Runs `recompute`
+    /// itself, one call from the callback to the specialized code, instead of a class call to
+    /// `compute(host:changed:)` and a second call from there: that frame less on every compute. Returns false,
+    /// having done nothing, for any other node or case (the callback then takes its general path, which dispatches
+    /// on the node's class).
+    ///
+    /// The callback does not know `Value`, so it sees the node as a `Derivation<ErasedDerivationValue>`, only once
+    /// `.derivation` says it is a derivation. That view reads the same memory for every `Value`: no stored property
+    /// of `Derivation` has a type that depends on `Value` (the cached value lives in `storage`, a pair of words, or
+    /// behind its address; `init` checks that `storageOffset` holds for each `Value`), so `prepares` and `recompute`
+    /// are at the same offsets in every derivation; and `recompute` takes the derivation as a class reference, one
+    /// pointer whatever `Value` is. The view touches nothing else: no `Value`, no type metadata.
+    @inline(__always)
+    static func recomputeFromCallback(
+        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> Bool where Value == ErasedDerivationValue {
+        guard Unmanaged<RippleNode>.fromOpaque(node)._withUnsafeGuaranteedRef({ $0.has(.derivation) }) else {
+            return false
+        }
+        return Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
+            if _slowPath(!EvaluationThreadState.names(host) || derivation.prepares) { return false }
+            changed.pointee = derivation.recompute(derivation)
+            return true
+        }
+    }
+
     /// Before a run of the body: checks where it runs (an isolated body), then runs the last run's cleanups.
     @inline(never)
     private func prepare() {
@@ -351,6 +379,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         fatalError("Ripple: internal error: derivation \(label) was read but never computed. Please report it.")
     }
 }
+
+/// The `Value` of the view the engine's compute callback takes of every derivation (`Derivation.computeFromCallback`),
+/// whatever its real `Value`: never stored, never read.
+struct ErasedDerivationValue {}
 
 extension Derivation where Value: Equatable {
     /// A result equal (`==`) to the cached value is no change: the type's own `==`, specialized where the type is

@@ -106,7 +106,9 @@ public class RippleNode {
     /// the low half, the generation in the high half. Set once, when the node is created: for an effect, by its
     /// first run or its scheduling, which happen inside rp_node_create while the graph is held, and never written
     /// again (a scheduled update reads it on another thread without holding the graph). One word, written at once.
-    @exclusivity(unchecked) private var slotAndGeneration: UInt64 = 0
+    /// Usable from inlinable code: the read inside an evaluation, inlined into the reader (RippleNode+Reads.swift),
+    /// loads it.
+    @usableFromInline @exclusivity(unchecked) var slotAndGeneration: UInt64 = 0
 
     /// Whether the node has no handle yet: only inside `createNode`, where an effect's first run or scheduling
     /// sets it. Read while the graph is held.
@@ -137,8 +139,11 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// The bits below the traits, which keep the line.
-        static let lineMask: UInt32 = (1 << 29) - 1
+        /// The node is a ``Derivation``: the engine's compute callback runs its `recompute` itself
+        /// (`Derivation.recomputeFromCallback`), without the class call to `compute(host:changed:)`.
+        static let derivation = Traits(rawValue: 1 << 28)
+        /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
+        static let lineMask: UInt32 = (1 << 28) - 1
     }
 
     /// Whether the node was created with `trait`.
@@ -209,12 +214,14 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
+         isDerivation: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
+        if isDerivation { traits.insert(.derivation) }
         self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
         self.extras = extras
         self.fileID = fileID
@@ -291,41 +298,6 @@ public class RippleNode {
     /// dependency of that reader.
     final func recordRead() {
         endRead(beginRead())
-    }
-
-    /// Starts a read: brings the node up to date and, inside a derivation or effect, makes it a dependency of
-    /// that reader. Until ``endRead(_:)``, no thread writes, computes or frees anything in the graph, so the
-    /// caller loads the node's value in between, and nothing else: a graph call from inside the section
-    /// deadlocks. Returns the section's ticket for ``endRead(_:)``.
-    ///
-    /// A read inside an evaluation returns the engine's status as the ticket: 0 (``heldByEvaluationTicket``) when
-    /// it succeeded, and otherwise a ticket that names the failure (a cycle, for instance), with which
-    /// ``endRead(_:)`` traps: the value the caller loads in between is the node's last one, still initialized (a
-    /// derivation that never computed checks the ticket before it loads anything). So the common path ends with the
-    /// engine call (a tail call) and keeps nothing across it.
-    @usableFromInline @inline(__always)
-    final func beginRead() -> UInt32 {
-        // Most reads happen inside an evaluation of this runtime: one comparison. Every other read takes the call.
-        // (Compared as integers: an optional pointer compared with a pointer costs a test and two flags more.)
-        let innermost = UInt(bitPattern: EvaluationThreadState.innermost)
-        if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
-            return beginReadOutsideEvaluation()
-        }
-        // Inside this runtime's derivation or effect on this thread, which holds the graph until the evaluation
-        // returns: nothing can change between this call and the caller's load, so the read needs no section.
-        return rp_node_read(graph, handle).rawValue
-    }
-
-    /// ``beginRead()`` for a caller that finishes reads outside evaluations itself (`Derivation.value`): inside an
-    /// evaluation of this runtime on this thread, the same read (the engine's status as the ticket); anywhere else,
-    /// nothing done and ``outsideEvaluationTicket``.
-    @usableFromInline
-    final func beginEvaluationRead() -> UInt32 {
-        let innermost = UInt(bitPattern: EvaluationThreadState.innermost)
-        if _slowPath(innermost != UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())) {
-            return RippleNode.outsideEvaluationTicket
-        }
-        return rp_node_read(graph, handle).rawValue
     }
 
     /// A read outside evaluations of this runtime on this thread that copies the value, `byteCount` bytes of plain

@@ -150,14 +150,49 @@ static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *grap
     }
 }
 
-/* The same, telling inline a node read by one other (as when the reader
- * that brought it up to date is its only one). */
+/* The readers of `slot` from `first` on learn it changed, untraced. */
+static __attribute__((noinline)) void mark_readers_changed_from(rp_graph_t *graph, uint32_t slot,
+                                                                const rp_node_rec_t *rec, uint32_t first) {
+    const rp_edge_t *subs = rec->subs;
+    uint32_t nsubs = rec->nsubs;
+    for (uint32_t i = first; i < nsubs; i++) mark_reader_changed(graph, slot, subs[i], false);
+}
+
+/* shallow_propagate_calling without a tracer, inline: a loop that makes no
+ * call saves no registers around one. Most readers are PENDING, already
+ * DIRTY, or the run in progress that is reading the node (which has not read
+ * it yet); one that did read the old value (rare: it must run again, and
+ * may be an effect to queue) hands itself and the rest to the general loop. */
+static inline __attribute__((always_inline)) void mark_readers_changed_untraced(rp_graph_t *graph, uint32_t slot,
+                                                                               const rp_node_rec_t *rec) {
+    const rp_edge_t *subs = rec->subs;
+    uint32_t nsubs = rec->nsubs;
+    for (uint32_t i = 0; i < nsubs; i++) {
+        rp_node_rec_t *sub = subs[i].rec;
+        uint16_t flags = sub->flags;
+        if (flags & RP_F_COMPUTING) {
+            if (__builtin_expect(subs[i].mirror < sub->cursor && !(flags & RP_F_DIRTY), 0)) {
+                mark_readers_changed_from(graph, slot, rec, i);
+                return;
+            }
+        } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+            sub->flags = flags | RP_F_DIRTY;
+        }
+    }
+}
+
+/* The same, telling inline without a tracer: a node read by one other (as
+ * when the reader that brought it up to date is its only one) without a loop. */
 static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
                                                                    const rp_node_rec_t *rec) {
     if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
         mark_reader_changed(graph, slot, rec->subs[0], false);
     } else if (rec->nsubs != 0) {
-        shallow_propagate_calling(graph, slot, rec);
+        if (__builtin_expect(graph->tracer != NULL, 0)) {
+            shallow_propagate_calling(graph, slot, rec);
+        } else {
+            mark_readers_changed_untraced(graph, slot, rec);
+        }
     }
 }
 

@@ -140,22 +140,11 @@ static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph
     mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-/* `slot`, whose record is `rec`, changed: its readers learn it. */
-static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *graph, uint32_t slot,
-                                                                const rp_node_rec_t *rec) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) {
-        mark_pending_readers_dirty_traced(graph, slot, rec);
-    } else {
-        mark_pending_readers_dirty(graph, slot, rec, false);
-    }
-}
-
-/* The readers of `slot` from `first` on learn it changed, untraced. */
+/* The readers of `slot` in its subs from `edge` to `end` learn it changed,
+ * untraced. */
 static __attribute__((noinline)) void mark_readers_changed_from(rp_graph_t *graph, uint32_t slot,
-                                                                const rp_node_rec_t *rec, uint32_t first) {
-    const rp_edge_t *subs = rec->subs;
-    uint32_t nsubs = rec->nsubs;
-    for (uint32_t i = first; i < nsubs; i++) mark_reader_changed(graph, slot, subs[i], false);
+                                                                const rp_edge_t *edge, const rp_edge_t *end) {
+    for (; edge != end; edge++) mark_reader_changed(graph, slot, *edge, false);
 }
 
 /* shallow_propagate_calling without a tracer, inline: a loop that makes no
@@ -166,18 +155,28 @@ static __attribute__((noinline)) void mark_readers_changed_from(rp_graph_t *grap
 static inline __attribute__((always_inline)) void mark_readers_changed_untraced(rp_graph_t *graph, uint32_t slot,
                                                                                const rp_node_rec_t *rec) {
     const rp_edge_t *subs = rec->subs;
-    uint32_t nsubs = rec->nsubs;
-    for (uint32_t i = 0; i < nsubs; i++) {
-        rp_node_rec_t *sub = subs[i].rec;
+    const rp_edge_t *end = subs + rec->nsubs;
+    for (const rp_edge_t *edge = subs; edge != end; edge++) {
+        rp_node_rec_t *sub = edge->rec;
         uint16_t flags = sub->flags;
-        if (flags & RP_F_COMPUTING) {
-            if (__builtin_expect(subs[i].mirror < sub->cursor && !(flags & RP_F_DIRTY), 0)) {
-                mark_readers_changed_from(graph, slot, rec, i);
-                return;
-            }
-        } else if ((flags & RP_F_STALE) == RP_F_PENDING) {
+        if ((flags & (RP_F_STALE | RP_F_COMPUTING)) == RP_F_PENDING) {
             sub->flags = flags | RP_F_DIRTY;
+        } else if ((flags & RP_F_COMPUTING) &&
+                   __builtin_expect(edge->mirror < sub->cursor && !(flags & RP_F_DIRTY), 0)) {
+            mark_readers_changed_from(graph, slot, edge, end);
+            return;
         }
+    }
+}
+
+/* `slot`, whose record is `rec`, changed: its readers learn it. Both of its
+ * calls are tail calls, so that the untraced loop saves no registers. */
+static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *graph, uint32_t slot,
+                                                                const rp_node_rec_t *rec) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) {
+        mark_pending_readers_dirty_traced(graph, slot, rec);
+    } else {
+        mark_readers_changed_untraced(graph, slot, rec);
     }
 }
 

@@ -44,48 +44,51 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
 
 /* rp_propagate from the node whose record is `rec`. */
 static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
-    /* Frames hold only the record and the position: nothing here needs a
+    /* Frames hold only the record and the next edge: nothing here needs a
      * walked node's slot, and nothing it calls uses the stack. */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     size_t base = top;
-    uint32_t position = 0;
+    /* Marking changes no edge array: the walked node's are kept at hand, as
+     * the next edge to visit and the end of its subs. */
+    const rp_edge_t *edge = rec->subs;
+    const rp_edge_t *end = edge + rec->nsubs;
     for (;;) {
-        /* Marking changes no edge array: the walked node's are kept at hand. */
-        uint32_t nsubs = rec->nsubs;
-        const rp_edge_t *subs = rec->subs;
-        while (position < nsubs) {
-            rp_edge_t edge = subs[position++];
-            rp_node_rec_t *sub = edge.rec;
+        while (edge != end) {
+            rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
             if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
                 /* Already marked, and so is everything below it. Or its run is
                  * in progress: only a dependency it has already read in this
                  * run makes it stale: it re-validates on its next read
                  * (PENDING: a change cut off upstream does not re-run it). */
-                if ((flags & RP_F_STALE) || edge.mirror >= sub->cursor) continue;
+                if ((flags & RP_F_STALE) || edge->mirror >= sub->cursor) {
+                    edge++;
+                    continue;
+                }
             }
             sub->flags = flags | RP_F_PENDING;
             if (sub->nsubs) {
                 /* Descending from a node's last subscriber leaves nothing to
                  * come back for. Only what the pop reads is stored. */
-                if (position < nsubs) {
-                    stack[top].position = position;
+                if (++edge != end) {
+                    stack[top].next = edge;
                     stack[top].rec = rec;
                     top++;
                 }
                 rec = sub;
-                position = 0;
-                nsubs = rec->nsubs;
-                subs = rec->subs;
+                edge = rec->subs;
+                end = edge + rec->nsubs;
             } else {
-                queue_if_effect(graph, edge.node, sub); /* effects have no readers */
+                queue_if_effect(graph, edge->node, sub); /* effects have no readers */
+                edge++;
             }
         }
         if (top == base) return;
         top--;
         rec = stack[top].rec;
-        position = stack[top].position;
+        edge = stack[top].next;
+        end = rec->subs + rec->nsubs;
     }
 }
 
@@ -299,7 +302,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
                 /* PENDING: re-validate it first (a source has nothing to). */
                 if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                stack[top++] = (rp_frame_t){current, position, stamp, rec};
+                stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
                 current = edge.node;
                 rec = dep_rec;
                 position = 0;
@@ -315,7 +318,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                stack[top] = (rp_frame_t){current, position, stamp, rec};
+                stack[top] = (rp_frame_t){current, position, {stamp}, rec};
                 graph->stack_top = top + 1;
                 status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
@@ -326,7 +329,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * while it computes (so that a cycle back to it is reported whole).
              * The room it takes is back once the dependency is up to date (its
              * frame is popped below). */
-            stack[top++] = (rp_frame_t){current, position, stamp, rec};
+            stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
             current = edge.node;
             rec = dep_rec;
             /* Only here can the node to bring up to date be a source: the

@@ -492,20 +492,23 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
-    bool dirty = (flags & RP_F_DIRTY) != 0;
-    if (!dirty) {
+    if (!(flags & RP_F_DIRTY)) {
+        /* Only a PENDING node's walk says through memory whether it must
+         * recompute: a DIRTY one goes straight on. */
+        bool dirty;
         rp_status_t status = rp_check_dirty(graph, slot, rec, &dirty);
         if (status) return status;
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);
             return RP_ESTALE;
         }
+        if (!dirty) return RP_OK;
     }
-    if (!dirty) return RP_OK;
     bool changed; /* set by the recompute */
     rp_status_t status = recompute_inline(graph, slot, rec, &changed);
-    if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
-    return status;
+    if (status) return status;
+    if (changed) shallow_propagate(graph, slot, rec);
+    return RP_OK;
 }
 
 /* Brings `slot` up to date for a read. */

@@ -480,6 +480,7 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
 static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
+static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
 /* rp_refresh for a caller that has the record. */
 static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
@@ -599,7 +600,7 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
          * walk). The edge proves the handle valid and the node readable. */
         if ((rec->flags & (RP_F_DISPOSING | RP_F_BUSY)) == 0 && node.graph_tag == graph->tag &&
             rec->generation == node.generation && graph->untracked_depth == 0) {
-            return read_refreshing(graph, node, rec);
+            return read_refreshing_in_run(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
         /* Read already in this run: untracked or not, the read records
@@ -817,8 +818,11 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
 }
 
 /* read_slow for a valid, idle, readable node: refresh it, then record the read.
- * Out of line, so that read_in_run stays small. */
-static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+ * `in_run`: the caller is a tracked read in a run (read_in_run), whose reader
+ * is the active one again once the refresh is done (runs restore it), with no
+ * untracked section open. */
+static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_graph_t *graph, rp_node_t node,
+                                                                            rp_node_rec_t *rec, bool in_run) {
     uint32_t slot = node.slot;
     rp_status_t status = refresh_record(graph, slot, rec);
     if (status) return status;
@@ -827,7 +831,7 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
         return RP_ESTALE;
     }
     rp_node_rec_t *reader_rec = graph->active_rec;
-    if (reader_rec != NULL && !graph->untracked_depth) {
+    if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {
         uint32_t reader = graph->active;
         if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
@@ -843,6 +847,20 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
         }
     }
     return RP_OK;
+}
+
+/* Out of line, so that read_in_run stays small. */
+static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+    return read_refreshing_as(graph, node, rec, false);
+}
+
+/* The same for read_in_run: a body reading a dependency that is not up to
+ * date yet (the walk that recomputes a node stops at its first changed
+ * dependency, so its body brings the next ones up to date) skips the tests
+ * of the reader that the in-run read has made already. */
+static __attribute__((noinline)) rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node,
+                                                                    rp_node_rec_t *rec) {
+    return read_refreshing_as(graph, node, rec, true);
 }
 
 static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {

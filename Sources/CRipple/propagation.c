@@ -50,9 +50,11 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     size_t top = graph->stack_top;
     size_t base = top;
     /* Marking changes no edge array: the walked node's are kept at hand, as
-     * the next edge to visit and the end of its subs. */
+     * the next edge to visit and the end of its subs. A node nothing has
+     * read may have no array at all: no pointer to add 0 to. */
     const rp_edge_t *edge = rec->subs;
-    const rp_edge_t *end = edge + rec->nsubs;
+    const rp_edge_t *end = edge;
+    if (rec->nsubs != 0) end += rec->nsubs;
     for (;;) {
         while (edge != end) {
             rp_node_rec_t *sub = edge->rec;

@@ -149,7 +149,10 @@ static inline uint32_t rp_edge_capacity(uint8_t size_class) {
 typedef struct rp_frame {
     uint32_t node;
     uint32_t position;
-    uint64_t stamp;     /* run stamp when the frame was pushed: orders a cycle's nodes */
+    union {
+        uint64_t stamp;            /* run stamp when the frame was pushed: orders a cycle's nodes */
+        const rp_edge_t *next;     /* propagation's frames instead: the next edge of `rec`'s subs */
+    };
     rp_node_rec_t *rec; /* the record of `node`, where the walk keeps it at hand */
 } rp_frame_t;
 

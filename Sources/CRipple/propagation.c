@@ -44,48 +44,53 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
 
 /* rp_propagate from the node whose record is `rec`. */
 static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
-    /* Frames hold only the record and the position: nothing here needs a
+    /* Frames hold only the record and the next edge: nothing here needs a
      * walked node's slot, and nothing it calls uses the stack. */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     size_t base = top;
-    uint32_t position = 0;
+    /* Marking changes no edge array: the walked node's are kept at hand, as
+     * the next edge to visit and the end of its subs. A node nothing has
+     * read may have no array at all: no pointer to add 0 to. */
+    const rp_edge_t *edge = rec->subs;
+    const rp_edge_t *end = edge;
+    if (rec->nsubs != 0) end += rec->nsubs;
     for (;;) {
-        /* Marking changes no edge array: the walked node's are kept at hand. */
-        uint32_t nsubs = rec->nsubs;
-        const rp_edge_t *subs = rec->subs;
-        while (position < nsubs) {
-            rp_edge_t edge = subs[position++];
-            rp_node_rec_t *sub = edge.rec;
+        while (edge != end) {
+            rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
             if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
                 /* Already marked, and so is everything below it. Or its run is
                  * in progress: only a dependency it has already read in this
                  * run makes it stale: it re-validates on its next read
                  * (PENDING: a change cut off upstream does not re-run it). */
-                if ((flags & RP_F_STALE) || edge.mirror >= sub->cursor) continue;
+                if ((flags & RP_F_STALE) || edge->mirror >= sub->cursor) {
+                    edge++;
+                    continue;
+                }
             }
             sub->flags = flags | RP_F_PENDING;
             if (sub->nsubs) {
                 /* Descending from a node's last subscriber leaves nothing to
                  * come back for. Only what the pop reads is stored. */
-                if (position < nsubs) {
-                    stack[top].position = position;
+                if (++edge != end) {
+                    stack[top].next = edge;
                     stack[top].rec = rec;
                     top++;
                 }
                 rec = sub;
-                position = 0;
-                nsubs = rec->nsubs;
-                subs = rec->subs;
+                edge = rec->subs;
+                end = edge + rec->nsubs;
             } else {
-                queue_if_effect(graph, edge.node, sub); /* effects have no readers */
+                queue_if_effect(graph, edge->node, sub); /* effects have no readers */
+                edge++;
             }
         }
         if (top == base) return;
         top--;
         rec = stack[top].rec;
-        position = stack[top].position;
+        edge = stack[top].next;
+        end = rec->subs + rec->nsubs;
     }
 }
 
@@ -140,24 +145,58 @@ static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph
     mark_pending_readers_dirty(graph, slot, rec, true);
 }
 
-/* `slot`, whose record is `rec`, changed: its readers learn it. */
+/* The readers of `slot` in its subs from `edge` to `end` learn it changed,
+ * untraced. */
+static __attribute__((noinline)) void mark_readers_changed_from(rp_graph_t *graph, uint32_t slot,
+                                                                const rp_edge_t *edge, const rp_edge_t *end) {
+    for (; edge != end; edge++) mark_reader_changed(graph, slot, *edge, false);
+}
+
+/* shallow_propagate_calling without a tracer, inline: a loop that makes no
+ * call saves no registers around one. Most readers are PENDING, already
+ * DIRTY, or the run in progress that is reading the node (which has not read
+ * it yet); one that did read the old value (rare: it must run again, and
+ * may be an effect to queue) hands itself and the rest to the general loop. */
+static inline __attribute__((always_inline)) void mark_readers_changed_untraced(rp_graph_t *graph, uint32_t slot,
+                                                                               const rp_node_rec_t *rec) {
+    const rp_edge_t *subs = rec->subs;
+    const rp_edge_t *end = subs + rec->nsubs;
+    for (const rp_edge_t *edge = subs; edge != end; edge++) {
+        rp_node_rec_t *sub = edge->rec;
+        uint16_t flags = sub->flags;
+        if ((flags & (RP_F_STALE | RP_F_COMPUTING)) == RP_F_PENDING) {
+            sub->flags = flags | RP_F_DIRTY;
+        } else if ((flags & RP_F_COMPUTING) &&
+                   __builtin_expect(edge->mirror < sub->cursor && !(flags & RP_F_DIRTY), 0)) {
+            mark_readers_changed_from(graph, slot, edge, end);
+            return;
+        }
+    }
+}
+
+/* `slot`, whose record is `rec`, changed: its readers learn it. Both of its
+ * calls are tail calls, so that the untraced loop saves no registers. */
 static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *graph, uint32_t slot,
                                                                 const rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         mark_pending_readers_dirty_traced(graph, slot, rec);
     } else {
-        mark_pending_readers_dirty(graph, slot, rec, false);
+        mark_readers_changed_untraced(graph, slot, rec);
     }
 }
 
-/* The same, telling inline a node read by one other (as when the reader
- * that brought it up to date is its only one). */
+/* The same, telling inline without a tracer: a node read by one other (as
+ * when the reader that brought it up to date is its only one) without a loop. */
 static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
                                                                    const rp_node_rec_t *rec) {
     if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
         mark_reader_changed(graph, slot, rec->subs[0], false);
     } else if (rec->nsubs != 0) {
-        shallow_propagate_calling(graph, slot, rec);
+        if (__builtin_expect(graph->tracer != NULL, 0)) {
+            shallow_propagate_calling(graph, slot, rec);
+        } else {
+            mark_readers_changed_untraced(graph, slot, rec);
+        }
     }
 }
 
@@ -265,7 +304,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
                 /* PENDING: re-validate it first (a source has nothing to). */
                 if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                stack[top++] = (rp_frame_t){current, position, stamp, rec};
+                stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
                 current = edge.node;
                 rec = dep_rec;
                 position = 0;
@@ -281,7 +320,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                stack[top] = (rp_frame_t){current, position, stamp, rec};
+                stack[top] = (rp_frame_t){current, position, {stamp}, rec};
                 graph->stack_top = top + 1;
                 status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
@@ -292,7 +331,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * while it computes (so that a cycle back to it is reported whole).
              * The room it takes is back once the dependency is up to date (its
              * frame is popped below). */
-            stack[top++] = (rp_frame_t){current, position, stamp, rec};
+            stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
             current = edge.node;
             rec = dep_rec;
             /* Only here can the node to bring up to date be a source: the
@@ -443,6 +482,7 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot) {
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
 static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
+static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
 /* rp_refresh for a caller that has the record. */
 static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
@@ -455,20 +495,23 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         if (changed) shallow_propagate(graph, slot, rec);
         return RP_OK;
     }
-    bool dirty = (flags & RP_F_DIRTY) != 0;
-    if (!dirty) {
+    if (!(flags & RP_F_DIRTY)) {
+        /* Only a PENDING node's walk says through memory whether it must
+         * recompute: a DIRTY one goes straight on. */
+        bool dirty;
         rp_status_t status = rp_check_dirty(graph, slot, rec, &dirty);
         if (status) return status;
         if (rec->flags & RP_F_DISPOSING) {
             rp_node_finish_if_disposing(graph, slot);
             return RP_ESTALE;
         }
+        if (!dirty) return RP_OK;
     }
-    if (!dirty) return RP_OK;
     bool changed; /* set by the recompute */
     rp_status_t status = recompute_inline(graph, slot, rec, &changed);
-    if (status == RP_OK && changed) shallow_propagate(graph, slot, rec);
-    return status;
+    if (status) return status;
+    if (changed) shallow_propagate(graph, slot, rec);
+    return RP_OK;
 }
 
 /* Brings `slot` up to date for a read. */
@@ -559,7 +602,7 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
          * walk). The edge proves the handle valid and the node readable. */
         if ((rec->flags & (RP_F_DISPOSING | RP_F_BUSY)) == 0 && node.graph_tag == graph->tag &&
             rec->generation == node.generation && graph->untracked_depth == 0) {
-            return read_refreshing(graph, node, rec);
+            return read_refreshing_in_run(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
         /* Read already in this run: untracked or not, the read records
@@ -777,8 +820,11 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
 }
 
 /* read_slow for a valid, idle, readable node: refresh it, then record the read.
- * Out of line, so that read_in_run stays small. */
-static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+ * `in_run`: the caller is a tracked read in a run (read_in_run), whose reader
+ * is the active one again once the refresh is done (runs restore it), with no
+ * untracked section open. */
+static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_graph_t *graph, rp_node_t node,
+                                                                            rp_node_rec_t *rec, bool in_run) {
     uint32_t slot = node.slot;
     rp_status_t status = refresh_record(graph, slot, rec);
     if (status) return status;
@@ -787,7 +833,7 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
         return RP_ESTALE;
     }
     rp_node_rec_t *reader_rec = graph->active_rec;
-    if (reader_rec != NULL && !graph->untracked_depth) {
+    if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {
         uint32_t reader = graph->active;
         if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
@@ -803,6 +849,20 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
         }
     }
     return RP_OK;
+}
+
+/* Out of line, so that read_in_run stays small. */
+static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
+    return read_refreshing_as(graph, node, rec, false);
+}
+
+/* The same for read_in_run: a body reading a dependency that is not up to
+ * date yet (the walk that recomputes a node stops at its first changed
+ * dependency, so its body brings the next ones up to date) skips the tests
+ * of the reader that the in-run read has made already. */
+static __attribute__((noinline)) rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node,
+                                                                    rp_node_rec_t *rec) {
+    return read_refreshing_as(graph, node, rec, true);
 }
 
 static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {

@@ -140,7 +140,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             return value
         }
         set {
-            exclusively { store(newValue) }
+            // `exclusively`, spelled out: the write inside a batch or a body (the common case) stores in the
+            // setter itself, without the call to a closure of its own.
+            if threadHoldsGraph() { return store(newValue) }
+            exclusivelyHoldingGraph { store(newValue) }
         }
     }
 
@@ -172,8 +175,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         }
     }
 
-    /// Makes `next` the value unless it equals the current one. Called while the graph is held.
-    @inlinable
+    /// Makes `next` the value unless it equals the current one. Called while the graph is held. Inlined into the
+    /// write (the setter of ``value``, `update`), which is specialized where the value type is known.
+    @inlinable @inline(__always)
     func store(_ next: Value) {
         if equals(latest, next) { return }
         // A change hook needs the old value, which the assignment below would drop: only then the slow path.
@@ -225,10 +229,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     /// Tells the engine that `latest` was written. Called while the graph is held.
-    @usableFromInline
+    @inlinable @inline(__always)
     func announceWrite() {
-        let status = rp_source_set(graph, handle)
-        if _slowPath(status != .RP_OK) { runtime.fail(status, "writing", node: self) }
+        announceSourceWrite()
     }
 
     override func commit() -> Bool {

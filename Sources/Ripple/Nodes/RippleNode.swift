@@ -334,6 +334,12 @@ public class RippleNode {
         return UInt32(truncatingIfNeeded: result >> 32) ^ RippleNode.sectionTicketMark
     }
 
+    /// Traps for a write of a source that the engine refused with `status` (`announceSourceWrite()`).
+    @usableFromInline @inline(never)
+    final func failWrite(_ status: UInt32) -> Never {
+        runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "writing", node: self)
+    }
+
     /// Traps for a read section that failed with `status`.
     @inline(never)
     private func failSection(_ status: UInt32) -> Never {
@@ -457,15 +463,6 @@ public class RippleNode {
     @inlinable
     final func exclusivelyHoldingGraph<T>(_ body: () throws -> T) rethrows -> T {
         try Unmanaged.passUnretained(unownedRuntime)._withUnsafeGuaranteedRef { try $0.holdingGraph(body) }
-    }
-
-    /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this
-    /// runtime, or inside one of its bodies (the engine runs computes and effects while the graph is held). Both
-    /// thread-local marks are set only after the graph was taken and put back before it is let go. False while
-    /// writes of observed properties wait: a batch applies them first.
-    @usableFromInline
-    final func threadHoldsGraph() -> Bool {
-        ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
     /// Computes a derivation as the evaluation in progress of its runtime (`host`, the runtime as the engine hands

@@ -23,7 +23,8 @@ extension Runtime {
     /// the calling thread before `batch` returns.
     @inlinable
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
-        // Inlinable, so that the body's call is specialized where `T` is known: the batch's own work is two calls.
+        // Inlinable, so that the body's call is specialized where `T` is known, and the batch's begin and end are
+        // inlined into the caller: the common case (nothing waiting, no hook queued) makes no call of Ripple's.
         let outer = beginMarkedBatch()
         defer { endMarkedBatch(restoring: outer) }
         return try body()
@@ -31,18 +32,19 @@ extension Runtime {
 
     /// Begins an explicit ``batch(_:)`` and marks it on this thread, so that a write Observation announces inside
     /// it (before the value is stored) reaches Ripple when the batch ends, once the write is complete
-    /// (ObservedProperties.swift). Returns the mark it replaced, for `endMarkedBatch(restoring:)`.
-    @usableFromInline
+    /// (ObservedProperties.swift). Returns the mark it replaced, for `endMarkedBatch(restoring:)`. Inlinable, like
+    /// ``beginBatch()``, into the caller of ``batch(_:)``.
+    @inlinable @inline(__always)
     func beginMarkedBatch() -> UnsafeMutableRawPointer? {
         beginBatch()
         let outer = ripple_thread_state_batching()
-        ripple_thread_state_set_batching(opaqueSelf)
+        ripple_thread_state_set_batching(Unmanaged.passUnretained(self).toOpaque())
         return outer
     }
 
     /// Ends the batch `beginMarkedBatch()` began: puts back the thread's outer mark, then ends the batch (its
-    /// effects run).
-    @usableFromInline
+    /// effects run). Inlinable, like ``endBatch()``.
+    @inlinable @inline(__always)
     func endMarkedBatch(restoring outer: UnsafeMutableRawPointer?) {
         ripple_thread_state_set_batching(outer)
         endBatch()

@@ -25,9 +25,18 @@ extension Runtime {
     public func batch<T>(_ body: () throws -> T) rethrows -> T {
         // Inlinable, so that the body's call is specialized where `T` is known, and the batch's begin and end are
         // inlined into the caller: the common case (nothing waiting, no hook queued) makes no call of Ripple's.
+        // No `defer`: its body became a function of its own, called after every batch. A throwing body ends the
+        // batch in the catch, a copy the compiler drops when `body` cannot throw.
         let outer = beginMarkedBatch()
-        defer { endMarkedBatch(restoring: outer) }
-        return try body()
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            endMarkedBatch(restoring: outer)
+            throw error
+        }
+        endMarkedBatch(restoring: outer)
+        return result
     }
 
     /// Begins an explicit ``batch(_:)`` and marks it on this thread, so that a write Observation announces inside

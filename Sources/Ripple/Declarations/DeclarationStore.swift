@@ -32,8 +32,9 @@ final class DeclarationStore {
     /// Lifecycle hooks waiting to run, in the order their events happened.
     private var pendingHooks: [() -> Void] = []
     /// How many hooks wait: written under the lock, loaded without it at the end of every batch (one relaxed
-    /// load, paired with nothing: a hook queued meanwhile by another thread is run by that thread).
-    private let pendingCount: UnsafeMutablePointer<CLong>
+    /// load, paired with nothing: a hook queued meanwhile by another thread is run by that thread). The runtime
+    /// keeps a copy of the pointer (`Runtime.pendingHooksCount`) for the end of a batch inlined into a write.
+    let pendingCount: UnsafeMutablePointer<CLong>
     /// How many live instances the store knows of.
     private var liveCount = 0
     /// Whether the update-hook listener is registered with the runtime's change log.

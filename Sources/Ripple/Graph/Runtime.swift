@@ -111,6 +111,11 @@ public final class Runtime {
     /// inlinable read.
     @usableFromInline let declarationSlots: OpaquePointer
 
+    /// How many lifecycle hooks of ``declarations`` wait (the store's counter, `DeclarationStore.hasPendingHooks`),
+    /// kept here so that the end of a batch inlined into a write (`Runtime.endBatch()`) tests it with one load from
+    /// the runtime. A plain `CLong` pointer, loaded relaxed in C: no public import for the inlinable end.
+    @usableFromInline let pendingHooksCount: UnsafeMutablePointer<CLong>
+
     /// The Observation probe (`ObservationProbe.shared`), kept here so that a read outside evaluations, which asks
     /// it whether Observation is tracking, reaches it with one load. Unmanaged: the static keeps it alive for the
     /// whole process, and a strong (or unowned) reference would be retained and released around every probe.
@@ -186,6 +191,7 @@ public final class Runtime {
         let declarations = DeclarationStore()
         self.declarations = declarations
         declarationSlots = OpaquePointer(declarations.slots)
+        pendingHooksCount = declarations.pendingCount
         state = .allocate(capacity: 1)
         state.initialize(to: RuntimeState())
         asyncRunsInFlight = .allocate(capacity: 1)

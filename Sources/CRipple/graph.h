@@ -523,10 +523,20 @@ static inline bool rp_exclusive_enter_owned(rp_graph_t *graph, void *self) {
     }
     return entry == RP_ENTRY_HELD;
 }
+/* Takes the graph when rp_exclusive_try_enter did not (`entry`, not
+ * RP_ENTRY_HELD): backs off from the bias, or waits for a turn. */
+static inline void rp_exclusive_enter_rest(rp_graph_t *graph, void *self, rp_entry_t entry) {
+    if (entry == RP_ENTRY_BACK_OFF) {
+        rp_bias_back_off(graph, self);
+    } else {
+        rp_exclusive_acquire(graph, self);
+    }
+}
 /* Takes the graph exclusively; reentrant on the owning thread. */
 static inline void rp_exclusive_enter(rp_graph_t *graph) {
     void *self = rp_thread_self();
-    if (!rp_exclusive_enter_owned(graph, self)) rp_exclusive_acquire(graph, self);
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (entry != RP_ENTRY_HELD) rp_exclusive_enter_rest(graph, self, entry);
 }
 static inline void rp_exclusive_exit(rp_graph_t *graph) {
     rp_sections_t *sections = &graph->sections;

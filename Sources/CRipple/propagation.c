@@ -129,27 +129,27 @@ static inline __attribute__((always_inline)) void mark_reader_changed(rp_graph_t
     }
 }
 
-static inline __attribute__((always_inline)) void mark_pending_readers_dirty(rp_graph_t *graph, uint32_t slot,
-                                                                              const rp_node_rec_t *rec, bool tracing) {
-    /* Marking readers changes neither the count nor the array: both are read
-     * once, not again after each store to a reader's flags. */
-    const rp_edge_t *subs = rec->subs;
-    uint32_t nsubs = rec->nsubs;
-    for (uint32_t i = 0; i < nsubs; i++) mark_reader_changed(graph, slot, subs[i], tracing);
+/* The readers of `slot` in its subs from `edge` to `end` learn it changed.
+ * Marking readers changes neither the count nor the array: the end is taken
+ * once, not again after each store to a reader's flags. */
+static inline __attribute__((always_inline)) void mark_readers_changed_in(rp_graph_t *graph, uint32_t slot,
+                                                                          const rp_edge_t *edge,
+                                                                          const rp_edge_t *end, bool tracing) {
+    for (; edge != end; edge++) mark_reader_changed(graph, slot, *edge, tracing);
 }
 
 /* With a tracer the readers also learn their cause: a separate copy, so that
  * the untraced one stays small. */
 static __attribute__((noinline)) void mark_pending_readers_dirty_traced(rp_graph_t *graph, uint32_t slot,
                                                                         const rp_node_rec_t *rec) {
-    mark_pending_readers_dirty(graph, slot, rec, true);
+    mark_readers_changed_in(graph, slot, rec->subs, rec->subs + rec->nsubs, true);
 }
 
-/* The readers of `slot` in its subs from `edge` to `end` learn it changed,
- * untraced. */
+/* The untraced general loop, from `edge` on (mark_readers_changed_untraced
+ * hands it the rest). */
 static __attribute__((noinline)) void mark_readers_changed_from(rp_graph_t *graph, uint32_t slot,
                                                                 const rp_edge_t *edge, const rp_edge_t *end) {
-    for (; edge != end; edge++) mark_reader_changed(graph, slot, *edge, false);
+    mark_readers_changed_in(graph, slot, edge, end, false);
 }
 
 /* shallow_propagate_calling without a tracer, inline: a loop that makes no

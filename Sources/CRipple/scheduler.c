@@ -345,11 +345,7 @@ rp_status_t rp_settle_slow(rp_graph_t *graph) {
 /* rp_batch_begin when the graph is not this thread's to take at once: out of
  * line, so that the common case saves no registers. */
 static __attribute__((noinline)) rp_status_t batch_begin_waiting(rp_graph_t *graph, void *self, rp_entry_t entry) {
-    if (entry == RP_ENTRY_BACK_OFF) {
-        rp_bias_back_off(graph, self);
-    } else {
-        rp_exclusive_acquire(graph, self);
-    }
+    rp_exclusive_enter_rest(graph, self, entry);
     graph->batch_depth++;
     return RP_OK;
 }

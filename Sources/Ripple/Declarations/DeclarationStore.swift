@@ -239,7 +239,8 @@ final class DeclarationStore {
         if _slowPath(hasPendingHooks) { runHooksIfOutermost() }
     }
 
-    /// Whether hooks are waiting (a relaxed load, for the end of a batch).
+    /// Whether hooks are waiting (a relaxed load). The end of a batch loads the same counter through the runtime's
+    /// copy of its pointer (`Runtime.pendingHooksCount`).
     @inline(__always)
     var hasPendingHooks: Bool {
         ripple_counter_load(pendingCount) != 0

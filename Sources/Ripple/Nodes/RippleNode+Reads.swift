@@ -6,6 +6,19 @@ public import CRipple
 public import CRippleThreadState
 
 extension RippleNode {
+    /// The engine's handle of this node: its slot and generation (`slotAndGeneration`) with the graph's tag. Here,
+    /// beside the inlinable reads and writes that use it, because its type is the engine's (publicly imported here).
+    @usableFromInline var handle: rp_node_t {
+        @inlinable @inline(__always) get {
+            rp_node_t(
+                slot: UInt32(truncatingIfNeeded: slotAndGeneration),
+                generation: UInt32(truncatingIfNeeded: slotAndGeneration &>> 32), graph_tag: unownedRuntime.graphTag)
+        }
+        @inline(__always) set {
+            slotAndGeneration = UInt64(newValue.slot) | UInt64(newValue.generation) &<< 32
+        }
+    }
+
     /// Starts a read: brings the node up to date and, inside a derivation or effect, makes it a dependency of
     /// that reader. Until ``endRead(_:)``, no thread writes, computes or frees anything in the graph, so the
     /// caller loads the node's value in between, and nothing else: a graph call from inside the section
@@ -47,12 +60,7 @@ extension RippleNode {
     /// no section. Returns the engine's status.
     @inlinable @inline(__always)
     final func readInEvaluation() -> UInt32 {
-        let runtime = Unmanaged.passUnretained(unownedRuntime)
-        let handle = rp_node_t(
-            slot: UInt32(truncatingIfNeeded: slotAndGeneration),
-            generation: UInt32(truncatingIfNeeded: slotAndGeneration &>> 32),
-            graph_tag: runtime._withUnsafeGuaranteedRef { $0.graphTag })
-        return rp_node_read(runtime._withUnsafeGuaranteedRef { $0.graph }, handle).rawValue
+        rp_node_read(graph, handle).rawValue
     }
 
     /// Whether this thread holds the graph already, without a graph call: inside a ``Runtime/batch(_:)`` of this
@@ -71,12 +79,7 @@ extension RippleNode {
     /// out of line.
     @inlinable @inline(__always)
     final func announceSourceWrite() {
-        let runtime = Unmanaged.passUnretained(unownedRuntime)
-        let handle = rp_node_t(
-            slot: UInt32(truncatingIfNeeded: slotAndGeneration),
-            generation: UInt32(truncatingIfNeeded: slotAndGeneration &>> 32),
-            graph_tag: runtime._withUnsafeGuaranteedRef { $0.graphTag })
-        let status = rp_source_set(runtime._withUnsafeGuaranteedRef { $0.graph }, handle).rawValue
+        let status = rp_source_set(graph, handle).rawValue
         if _slowPath(status != 0) { failWrite(status) }
     }
 }

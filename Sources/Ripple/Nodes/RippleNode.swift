@@ -52,8 +52,8 @@ public class RippleNode {
 
     /// The engine's graph of this node's runtime, read through the runtime rather than stored: a word less per
     /// node, for a load on paths that already make an engine call.
-    var graph: OpaquePointer {
-        unownedRuntime.graph
+    @usableFromInline var graph: OpaquePointer {
+        @inlinable @inline(__always) get { unownedRuntime.graph }
     }
 
     /// Where the node was created: the `#fileID` and `#line` of the call ("" and 0 for Ripple's internal nodes).
@@ -114,17 +114,6 @@ public class RippleNode {
     /// sets it. Read while the graph is held.
     final var awaitsHandle: Bool { slotAndGeneration == 0 }
 
-    /// The engine's handle of this node.
-    var handle: rp_node_t {
-        @inline(__always) get {
-            rp_node_t(
-                slot: UInt32(truncatingIfNeeded: slotAndGeneration),
-                generation: UInt32(truncatingIfNeeded: slotAndGeneration &>> 32), graph_tag: unownedRuntime.graphTag)
-        }
-        @inline(__always) set {
-            slotAndGeneration = UInt64(newValue.slot) | UInt64(newValue.generation) &<< 32
-        }
-    }
 
     /// Where the node was created (the line, see `fileID`) in the low bits, and the node's fixed traits in the high
     /// bits (`Traits`): one word with the handle's, without a byte per trait.

@@ -85,8 +85,10 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
         graph->pages_capacity = (uint32_t)pages_capacity;
         void *block = rp_arena_raw_alloc(arena, RP_PAGE_BLOCK_BYTES);
         if (block == NULL) return RP_ENOMEM;
+        /* Not cleared: no slot at or past nslots is ever read (every walk and
+         * every handle's resolve stops at nslots), and create writes a new
+         * slot's record and order in full before anything reads them. */
         rp_node_rec_t *page = (rp_node_rec_t *)(((uintptr_t)block + RP_PAGE_ALIGN - 1) & ~(RP_PAGE_ALIGN - 1));
-        memset(page, 0, RP_PAGE_BYTES);
         memcpy((char *)page + RP_PAGE_BYTES, &block, sizeof block);
         graph->pages[graph->npages++] = page;
     }
@@ -101,14 +103,19 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     if (status) return status;
 
     uint32_t slot;
+    rp_node_rec_t *rec;
+    uint32_t generation;
     if (graph->free_head != RP_NO_SLOT) {
         slot = graph->free_head;
-        graph->free_head = rp_rec(graph, slot)->next_free;
+        rec = rp_rec(graph, slot);
+        graph->free_head = rec->next_free;
+        generation = rec->generation; /* never 0: rp_node_free skips it */
     } else {
+        /* A slot never used: its page is not cleared (rp_reserve_for_node). */
         slot = graph->nslots++;
+        rec = rp_rec(graph, slot);
+        generation = 1;
     }
-    rp_node_rec_t *rec = rp_rec(graph, slot);
-    uint32_t generation = rec->generation ? rec->generation : 1;
     *rec = (rp_node_rec_t){0};
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
@@ -174,7 +181,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         if (graph->causes != NULL && graph->causes[edge.node] == slot) graph->causes[edge.node] = RP_NO_SLOT;
         if (seen) rp_mark_dirty(graph, edge.node);
     }
-    rp_unlink_deps_from(graph, slot, 0);
+    if (rec->ndeps) rp_unlink_deps_from(graph, slot, 0); /* a source, or a derivation never read: none */
     if (rec->deps_class) rp_arena_block_free(&graph->arena, rec->deps, rec->deps_class);
     if (rec->subs_class) rp_arena_block_free(&graph->arena, rec->subs, rec->subs_class);
 

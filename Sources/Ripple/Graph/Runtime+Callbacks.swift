@@ -102,7 +102,8 @@ extension Runtime {
                     defer { node.isRetainedByReaders = false }
                     return node.isRetainedByReaders
                 }
-                if retained { node.release() }
+                // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
+                if retained { ripple_object_release(data.unsafelyUnwrapped) }
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
@@ -144,7 +145,8 @@ extension Runtime {
             changed.pointee = false
             return .RP_OK
         }
-        defer { node.release() }
-        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        let status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        ripple_object_release(node.toOpaque())
+        return status
     }
 }

@@ -154,6 +154,44 @@ import Ripple
         }
     }
 
+    /// The commit compares the atom's values only after more than one write since the last commit: after one, the
+    /// write's own comparison found the change. Each batch's outcome is the same either way.
+    @Test func theCommitComparesAgainOnlyAfterMoreThanOneWrite() {
+        withIsolatedRuntime {
+            let comparisons = RunCount()
+            let a = atom(1, equals: { (x: Int, y: Int) in comparisons.increment(); return x == y })
+            let effectRuns = RunCount()
+            let effect = Effect { effectRuns.increment(); _ = a.value }
+            #expect(effectRuns.value == 1)
+
+            batch { a.value = 2 }  // the write's comparison only
+            #expect(comparisons.value == 1)
+            #expect(effectRuns.value == 2)
+
+            batch {  // two writes, then the commit's comparison: 3 against 2, a change
+                a.value = 1
+                a.value = 3
+            }
+            #expect(comparisons.value == 4)
+            #expect(effectRuns.value == 3)
+
+            batch {  // written back: the commit finds no change
+                a.value = 4
+                a.value = 3
+            }
+            #expect(comparisons.value == 7)
+            #expect(effectRuns.value == 3)
+
+            a.value = 3  // equal: no write, no commit
+            #expect(comparisons.value == 8)
+            a.value = 1  // outside a batch: one write, one commit that does not compare
+            #expect(comparisons.value == 9)
+            #expect(effectRuns.value == 4)
+            #expect(a.value == 1)
+            withExtendedLifetime(effect) {}
+        }
+    }
+
     @Test func effectCreatedInsideABatchRunsAtOnceAndLaterChangesWaitForTheEnd() {
         withIsolatedRuntime {
             let a = atom(0)

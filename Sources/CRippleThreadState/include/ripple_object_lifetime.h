@@ -6,15 +6,96 @@
  * and never installed. The standard library has no "retain unless it is being
  * deinitialized"; the Swift runtime has it (swift_tryRetain, which weak
  * references use), and Swift 6.3 refuses to name runtime symbols from Swift,
- * so this C function forwards to it.
+ * so this header reaches it from C.
+ *
+ * The common case, an object without a side table, is done inline here: one
+ * compare-and-swap on the object's reference count word, where a call to
+ * swift_tryRetain and one to swift_release cost about 25 instructions each
+ * (an effect's run takes and drops a reference every time). The word is the
+ * second of every native Swift object (HeapObject: metadata, then
+ * InlineRefCounts), laid out on 64-bit targets as the Swift runtime's
+ * RefCount.h (RefCountBitOffsets<8>) defines it, unchanged since Swift 5 and
+ * fixed by the ABI on Apple platforms:
+ *
+ *   bit 0       PureSwiftDealloc
+ *   bits 1-31   unowned reference count
+ *   bit 32      IsDeiniting: the strong count reached zero, the deinit runs
+ *   bits 33-62  strong reference count minus one ("extra")
+ *   bit 63      UseSlowRC: the word points to a side table (the object has
+ *               weak references), or the object is immortal
+ *
+ * The inline paths handle only a word with UseSlowRC clear and change only the
+ * strong count, with the same atomic operations as the runtime's own fast
+ * paths (RefCounts::tryIncrement, RefCounts::doDecrement): a compare-and-swap
+ * that fails when any other thread changed the word meanwhile, so an inline
+ * step and the runtime's steps on the same object are ordered by the word
+ * itself. Everything else (a side table, a count that would overflow into
+ * bit 63, a release that would reach zero and must run the deinit) goes to the
+ * runtime's functions. Other targets always call them.
  */
 #ifndef RIPPLE_OBJECT_LIFETIME_H
 #define RIPPLE_OBJECT_LIFETIME_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* From the Swift runtime (libswiftCore, linked into every Swift program).
+ * swift_tryRetain returns `object` retained, or NULL when its deinit has
+ * begun; swift_release drops a strong reference, running the deinit at zero. */
+extern void *swift_tryRetain(void *object);
+extern void swift_release(void *object);
+
+#if (defined(__x86_64__) || defined(__aarch64__)) && __SIZEOF_POINTER__ == 8
+#define RIPPLE_OBJECT_INLINE_REFCOUNT 1
+#define RIPPLE_RC_IS_DEINITING (UINT64_C(1) << 32)
+#define RIPPLE_RC_STRONG_ONE (UINT64_C(1) << 33)
+#define RIPPLE_RC_STRONG_MASK (UINT64_C(0x3FFFFFFF) << 33)
+#define RIPPLE_RC_USE_SLOW_RC (UINT64_C(1) << 63)
+
+/* The reference count word of the native Swift object `object`. */
+static inline uint64_t *ripple_object_refcount(void *object) {
+    return (uint64_t *)object + 1;
+}
+#endif
 
 /* Takes a strong reference to the native Swift object `object` and returns
  * true, or returns false (taking none) once the object's deinit has begun. */
-bool ripple_object_try_retain(void *object);
+static inline bool ripple_object_try_retain(void *object) {
+#ifdef RIPPLE_OBJECT_INLINE_REFCOUNT
+    uint64_t *word = ripple_object_refcount(object);
+    uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+    /* Deiniting: no reference (the runtime's answer too, without a side
+     * table). Relaxed, as the runtime's tryIncrement: taking a reference
+     * orders nothing; dropping it does (below). */
+    if ((old & (RIPPLE_RC_IS_DEINITING | RIPPLE_RC_USE_SLOW_RC)) == RIPPLE_RC_IS_DEINITING) return false;
+    uint64_t next = old + RIPPLE_RC_STRONG_ONE;
+    /* A carry out of the strong count lands in bit 63: the runtime moves such
+     * a count to a side table. */
+    if (((old | next) & RIPPLE_RC_USE_SLOW_RC) == 0 &&
+        __atomic_compare_exchange_n(word, &old, next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        return true;
+    }
+#endif
+    return swift_tryRetain(object) != NULL;
+}
+
+/* Drops a strong reference to the native Swift object `object` taken by
+ * ripple_object_try_retain; at zero, the runtime runs its deinit. */
+static inline void ripple_object_release(void *object) {
+#ifdef RIPPLE_OBJECT_INLINE_REFCOUNT
+    uint64_t *word = ripple_object_refcount(object);
+    uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+    /* Release ordering, as the runtime's decrement: this thread's writes to the
+     * object happen before the deinit that another thread's last release runs
+     * (the runtime fences with acquire before it deinitializes). */
+    if ((old & RIPPLE_RC_USE_SLOW_RC) == 0 && (old & RIPPLE_RC_STRONG_MASK) != 0 &&
+        __atomic_compare_exchange_n(word, &old, old - RIPPLE_RC_STRONG_ONE, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED)) {
+        return;
+    }
+#endif
+    swift_release(object);
+}
 
 #endif

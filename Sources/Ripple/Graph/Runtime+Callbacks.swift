@@ -11,10 +11,11 @@ internal import CRippleThreadState
 // observer does not keep what it observes alive, and nothing keeps an effect alive). Retaining and releasing an
 // object whose deinit has begun would free it a second time, so a run, a scheduling, and a compute of a node its
 // readers do not retain first take a strong reference with `ripple_object_try_retain` (the runtime's
-// `swift_tryRetain`), which fails once the deinit has begun: then the node's code does not run, and the deinit
-// removes the node as soon as the graph is free. The reference is held until the callback returns, so the deinit
-// cannot begin meanwhile (the body may drop the last user reference: the deinit then runs when the callback releases
-// it, and the engine defers freeing a node being computed or run until that finishes).
+// `swift_tryRetain`, done inline for an object without a side table), which fails once the deinit has begun: then
+// the node's code does not run, and the deinit removes the node as soon as the graph is free. The reference is
+// held until the callback returns, so the deinit cannot begin meanwhile (the body may drop the last user reference:
+// the deinit then runs when the callback releases it, and the engine defers freeing a node being computed or run
+// until that finishes).
 extension Runtime {
     static func makeCallbacks(host: UnsafeMutableRawPointer) -> rp_callbacks_t {
         rp_callbacks_t(
@@ -56,9 +57,11 @@ extension Runtime {
                 }
                 // Its deinit has begun: it stops, unrun. (Its handle is set: that check was the one above.)
                 guard ripple_object_try_retain(data.unsafelyUnwrapped) else { return }
-                let node = unretained.takeRetainedValue()
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
-                node.run(host: host.unsafelyUnwrapped)
+                // The reference taken is dropped by hand (`ripple_object_release`, mostly inline) rather than by a
+                // Swift reference going out of scope (a call to swift_release).
+                unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
+                ripple_object_release(data.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
                 // A deferred effect became due: hand an update to its scheduler. One whose deinit has begun (it
@@ -99,7 +102,8 @@ extension Runtime {
                     defer { node.isRetainedByReaders = false }
                     return node.isRetainedByReaders
                 }
-                if retained { node.release() }
+                // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
+                if retained { ripple_object_release(data.unsafelyUnwrapped) }
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
@@ -141,7 +145,8 @@ extension Runtime {
             changed.pointee = false
             return .RP_OK
         }
-        defer { node.release() }
-        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        let status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        ripple_object_release(node.toOpaque())
+        return status
     }
 }

@@ -26,8 +26,9 @@ internal import CRipple
 public final class AtomObject<Value>: RippleNode, Publisher {
     // The flags first: they fill the end of RippleNode's last word (see there).
 
-    /// `Runtime.didMutate` announced an in-place mutation: the next commit is a change whatever equality says.
-    @exclusivity(unchecked) private var mutatedInPlace = false
+    /// What happened to `latest` since the last commit (`AtomPendingWrites`): whether the next commit must compare
+    /// the values, or knows the answer already. Usable from inlinable code: the inlined write (`store`) sets it.
+    @usableFromInline @exclusivity(unchecked) var pendingWrites: UInt8 = 0
     /// Storage of ``isRestorable``; touched only while the graph is held.
     @exclusivity(unchecked) private var restorable = true
 
@@ -180,6 +181,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @inlinable @inline(__always)
     func store(_ next: Value) {
         if equals(latest, next) { return }
+        // The first write since the commit differs from `latest`, which equals `committed` then: a change the commit
+        // need not compare again. A second one may write the committed value back: the commit compares. (`written`
+        // on each write; `writtenAgain`, the next bit, once `written` is set already: no branch.)
+        pendingWrites |= AtomPendingWrites.written | (pendingWrites & AtomPendingWrites.written) &<< 1
         // A change hook needs the old value, which the assignment below would drop: only then the slow path.
         if _slowPath(state.pointee.changeHookCount != 0) { return storeReportingChange(next) }
         latest = next
@@ -235,10 +240,16 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func commit() -> Bool {
-        // Generic code (the engine reaches it through the class): `equals(committed, latest)` would copy both values
-        // into temporaries first. `equals` must not touch the graph, so nothing writes them while it runs.
-        let changed = mutatedInPlace || !AtomObject.compare(&committed, &latest, by: equals)
-        mutatedInPlace = false
+        // One write since the last commit (the common case): a change, found by the write's own comparison (see
+        // `store`); an in-place mutation: a change whatever equality says. Otherwise (several writes, or none that
+        // this object saw) the values are compared. Generic code (the engine reaches it through the class):
+        // `equals(committed, latest)` would copy both values into temporaries first. `equals` must not touch the
+        // graph, so nothing writes them while it runs.
+        let pending = pendingWrites
+        let changed =
+            pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0
+            || !AtomObject.compare(&committed, &latest, by: equals)
+        pendingWrites = 0
         committed = latest
         return changed
     }
@@ -251,7 +262,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     override func externalMutation() {
         exclusively {
-            mutatedInPlace = true
+            pendingWrites |= AtomPendingWrites.mutatedInPlace
             announceWrite()
             // Mutated in place: the value before is gone, so the change shows the value after on both sides.
             if _slowPath(state.pointee.changeHookCount != 0) {
@@ -259,6 +270,16 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             }
         }
     }
+}
+
+/// The bits of an atom's `pendingWrites`, cleared by each commit.
+@usableFromInline enum AtomPendingWrites {
+    /// A write since the last commit stored a value that its comparison found different from `latest`.
+    @inlinable static var written: UInt8 { 1 }
+    /// More than one such write: the last may have written the committed value back.
+    @inlinable static var writtenAgain: UInt8 { 2 }
+    /// `Runtime.didMutate` announced an in-place mutation: the commit is a change whatever equality says.
+    @inlinable static var mutatedInPlace: UInt8 { 4 }
 }
 
 extension AtomObject where Value: Equatable {
@@ -310,7 +331,7 @@ extension AtomObject {
     }
 }
 
-// The atom's mutable state (`latest`, `committed`, `mutatedInPlace`; `initial` never changes) is written only while
+// The atom's mutable state (`latest`, `committed`, `pendingWrites`; `initial` never changes) is written only while
 // its runtime's graph is held exclusively (writes and `update` run in a batch; commits run inside engine calls) and
 // read either there or between rp_node_read_begin and rp_node_read_end, which the engine guarantees no write
 // overlaps (include/ripple.h, "threads"). So sharing the object between threads is safe when its values are.

@@ -42,10 +42,20 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
+/* Whether a walk marking from a node passes over `sub`, its reader through
+ * `edge`: already marked, and so is everything below it. Or its run is in
+ * progress: only a dependency it has already read in this run makes it
+ * stale: it re-validates on its next read (PENDING: a change cut off
+ * upstream does not re-run it). */
+static inline bool marked_already(const rp_edge_t *edge, const rp_node_rec_t *sub, uint16_t flags) {
+    return (flags & (RP_F_STALE | RP_F_COMPUTING)) && ((flags & RP_F_STALE) || edge->mirror >= sub->cursor);
+}
+
 /* rp_propagate from the node whose record is `rec`. */
 static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
-    /* Frames hold only the record and the next edge: nothing here needs a
-     * walked node's slot, and nothing it calls uses the stack. */
+    /* Frames hold only the next edge and the end of its array: nothing here
+     * needs a walked node's slot or record, and nothing it calls uses the
+     * stack. */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     size_t base = top;
@@ -59,38 +69,47 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
         while (edge != end) {
             rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
-            if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
-                /* Already marked, and so is everything below it. Or its run is
-                 * in progress: only a dependency it has already read in this
-                 * run makes it stale: it re-validates on its next read
-                 * (PENDING: a change cut off upstream does not re-run it). */
-                if ((flags & RP_F_STALE) || edge->mirror >= sub->cursor) {
-                    edge++;
-                    continue;
-                }
+            if (marked_already(edge, sub, flags)) {
+                edge++;
+                continue;
             }
             sub->flags = flags | RP_F_PENDING;
-            if (sub->nsubs) {
-                /* Descending from a node's last subscriber leaves nothing to
-                 * come back for. Only what the pop reads is stored. */
-                if (++edge != end) {
-                    stack[top].next = edge;
-                    stack[top].rec = rec;
-                    top++;
-                }
-                rec = sub;
-                edge = rec->subs;
-                end = edge + rec->nsubs;
-            } else {
+            uint32_t nsubs = sub->nsubs;
+            if (nsubs == 0) {
                 queue_if_effect(graph, edge->node, sub); /* effects have no readers */
                 edge++;
+                continue;
             }
+            /* Descending from a node's last subscriber leaves nothing to
+             * come back for. Only what the pop reads is stored. */
+            if (++edge != end) {
+                stack[top].next = edge;
+                stack[top].end = end;
+                top++;
+            }
+            /* Down a chain of nodes read by one other each (a derivation
+             * read by one derivation or effect, the common case), one edge
+             * at a time: no array end to keep, nothing to come back for. */
+            while (nsubs == 1) {
+                edge = sub->subs;
+                sub = edge->rec;
+                flags = sub->flags;
+                if (marked_already(edge, sub, flags)) goto next;
+                sub->flags = flags | RP_F_PENDING;
+                nsubs = sub->nsubs;
+            }
+            if (nsubs == 0) {
+                queue_if_effect(graph, edge->node, sub);
+                goto next;
+            }
+            edge = sub->subs;
+            end = edge + nsubs;
         }
+    next:
         if (top == base) return;
         top--;
-        rec = stack[top].rec;
         edge = stack[top].next;
-        end = rec->subs + rec->nsubs;
+        end = stack[top].end;
     }
 }
 
@@ -304,7 +323,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
                 /* PENDING: re-validate it first (a source has nothing to). */
                 if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
+                stack[top++] = (rp_frame_t){current, position, {stamp}, {rec}};
                 current = edge.node;
                 rec = dep_rec;
                 position = 0;
@@ -320,7 +339,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                stack[top] = (rp_frame_t){current, position, {stamp}, rec};
+                stack[top] = (rp_frame_t){current, position, {stamp}, {rec}};
                 graph->stack_top = top + 1;
                 status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
@@ -331,7 +350,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * while it computes (so that a cycle back to it is reported whole).
              * The room it takes is back once the dependency is up to date (its
              * frame is popped below). */
-            stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
+            stack[top++] = (rp_frame_t){current, position, {stamp}, {rec}};
             current = edge.node;
             rec = dep_rec;
             /* Only here can the node to bring up to date be a source: the

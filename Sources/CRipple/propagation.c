@@ -321,8 +321,9 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             uint16_t flags = dep_rec->flags;
             if (!(flags & (RP_F_STALE | RP_F_COMPUTING))) continue; /* up to date */
             if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
-                /* PENDING: re-validate it first (a source has nothing to). */
-                if (dep_rec->kind == RP_KIND_SOURCE) continue;
+                /* PENDING: re-validate it first. Only readers are marked
+                 * PENDING, so this is never a source (_rp_graph_check); one
+                 * would only lose its mark, having no dependencies. */
                 stack[top++] = (rp_frame_t){current, position, {stamp}, {rec}};
                 current = edge.node;
                 rec = dep_rec;

@@ -219,6 +219,16 @@ static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *
     }
 }
 
+/* shallow_propagate for a caller that knows no tracer is installed. */
+static inline __attribute__((always_inline)) void shallow_propagate_untraced(rp_graph_t *graph, uint32_t slot,
+                                                                            const rp_node_rec_t *rec) {
+    if (rec->nsubs == 1) {
+        mark_reader_changed(graph, slot, rec->subs[0], false);
+    } else if (rec->nsubs != 0) {
+        mark_readers_changed_untraced(graph, slot, rec);
+    }
+}
+
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     graph->write_epoch++;
@@ -504,15 +514,24 @@ static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uin
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
-/* rp_refresh for a caller that has the record. */
-static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
-                                                                        rp_node_rec_t *rec) {
+/* rp_refresh for a caller that has the record. `untraced`: the caller knows
+ * that no tracer is installed, and so tests for none again. */
+static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_graph_t *graph, uint32_t slot,
+                                                                           rp_node_rec_t *rec, bool untraced) {
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed;
-        commit_source(graph, slot, rec, &changed);
-        if (changed) shallow_propagate(graph, slot, rec);
+        if (untraced) {
+            rec->flags &= (uint16_t)~RP_F_DIRTY;
+            changed = graph->callbacks.commit == NULL ||
+                      graph->callbacks.commit(graph->callbacks.host, graph,
+                                              (rp_node_t){slot, rec->generation, graph->tag}, rec->data);
+            if (changed) shallow_propagate_untraced(graph, slot, rec);
+        } else {
+            commit_source(graph, slot, rec, &changed);
+            if (changed) shallow_propagate(graph, slot, rec);
+        }
         return RP_OK;
     }
     if (!(flags & RP_F_DIRTY)) {
@@ -528,10 +547,22 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         if (!dirty) return RP_OK;
     }
     bool changed; /* set by the recompute */
-    rp_status_t status = recompute_inline(graph, slot, rec, &changed);
+    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
+                                  : recompute_inline(graph, slot, rec, &changed);
     if (status) return status;
-    if (changed) shallow_propagate(graph, slot, rec);
+    if (changed) {
+        if (untraced) {
+            shallow_propagate_untraced(graph, slot, rec);
+        } else {
+            shallow_propagate(graph, slot, rec);
+        }
+    }
     return RP_OK;
+}
+
+static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
+    return refresh_record_as(graph, slot, rec, false);
 }
 
 /* Brings `slot` up to date for a read. */
@@ -844,9 +875,10 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
  * is the active one again once the refresh is done (runs restore it), with no
  * untracked section open. */
 static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_graph_t *graph, rp_node_t node,
-                                                                            rp_node_rec_t *rec, bool in_run) {
+                                                                            rp_node_rec_t *rec, bool in_run,
+                                                                            bool untraced) {
     uint32_t slot = node.slot;
-    rp_status_t status = refresh_record(graph, slot, rec);
+    rp_status_t status = refresh_record_as(graph, slot, rec, untraced);
     if (status) return status;
     /* Its own compute may have disposed it (the handle was valid before). */
     if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
@@ -873,7 +905,7 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
 
 /* Out of line, so that read_in_run stays small. */
 static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
-    return read_refreshing_as(graph, node, rec, false);
+    return read_refreshing_as(graph, node, rec, false, false);
 }
 
 /* The same for read_in_run: a body reading a dependency that is not up to
@@ -882,7 +914,9 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
  * of the reader that the in-run read has made already. */
 static __attribute__((noinline)) rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node,
                                                                     rp_node_rec_t *rec) {
-    return read_refreshing_as(graph, node, rec, true);
+    /* Without a tracer (the common case), a copy that tests for one once. */
+    if (__builtin_expect(graph->tracer != NULL, 0)) return read_refreshing_as(graph, node, rec, true, false);
+    return read_refreshing_as(graph, node, rec, true, true);
 }
 
 static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {

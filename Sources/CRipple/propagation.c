@@ -205,13 +205,14 @@ static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *grap
 }
 
 /* The same, telling inline without a tracer: a node read by one other (as
- * when the reader that brought it up to date is its only one) without a loop. */
-static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
-                                                                   const rp_node_rec_t *rec) {
-    if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
+ * when the reader that brought it up to date is its only one) without a loop.
+ * `untraced`: the caller knows that no tracer is installed. */
+static inline __attribute__((always_inline)) void shallow_propagate_as(rp_graph_t *graph, uint32_t slot,
+                                                                      const rp_node_rec_t *rec, bool untraced) {
+    if (rec->nsubs == 1 && (untraced || __builtin_expect(graph->tracer == NULL, 1))) {
         mark_reader_changed(graph, slot, rec->subs[0], false);
     } else if (rec->nsubs != 0) {
-        if (__builtin_expect(graph->tracer != NULL, 0)) {
+        if (!untraced && __builtin_expect(graph->tracer != NULL, 0)) {
             shallow_propagate_calling(graph, slot, rec);
         } else {
             mark_readers_changed_untraced(graph, slot, rec);
@@ -219,14 +220,9 @@ static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *
     }
 }
 
-/* shallow_propagate for a caller that knows no tracer is installed. */
-static inline __attribute__((always_inline)) void shallow_propagate_untraced(rp_graph_t *graph, uint32_t slot,
-                                                                            const rp_node_rec_t *rec) {
-    if (rec->nsubs == 1) {
-        mark_reader_changed(graph, slot, rec->subs[0], false);
-    } else if (rec->nsubs != 0) {
-        mark_readers_changed_untraced(graph, slot, rec);
-    }
+static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
+                                                                   const rp_node_rec_t *rec) {
+    shallow_propagate_as(graph, slot, rec, false);
 }
 
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
@@ -258,14 +254,21 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     }
 }
 
+/* commit_source for a caller that knows no tracer is installed; returns
+ * whether the value changed. */
+static inline __attribute__((always_inline)) bool commit_source_untraced(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
+    rec->flags &= (uint16_t)~RP_F_DIRTY;
+    return graph->callbacks.commit == NULL ||
+           graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                   rec->data);
+}
+
 /* Commits DIRTY source `slot`, whose record is `rec`: *changed says whether
  * its readers must recompute. */
 static inline __attribute__((always_inline)) void commit_source(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
                                                                 bool *changed) {
-    rec->flags &= (uint16_t)~RP_F_DIRTY;
-    *changed = graph->callbacks.commit == NULL ||
-               graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
-                                       rec->data);
+    *changed = commit_source_untraced(graph, slot, rec);
     rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
 }
 
@@ -523,15 +526,11 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_gr
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed;
         if (untraced) {
-            rec->flags &= (uint16_t)~RP_F_DIRTY;
-            changed = graph->callbacks.commit == NULL ||
-                      graph->callbacks.commit(graph->callbacks.host, graph,
-                                              (rp_node_t){slot, rec->generation, graph->tag}, rec->data);
-            if (changed) shallow_propagate_untraced(graph, slot, rec);
+            changed = commit_source_untraced(graph, slot, rec);
         } else {
             commit_source(graph, slot, rec, &changed);
-            if (changed) shallow_propagate(graph, slot, rec);
         }
+        if (changed) shallow_propagate_as(graph, slot, rec, untraced);
         return RP_OK;
     }
     if (!(flags & RP_F_DIRTY)) {
@@ -550,13 +549,7 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_gr
     rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
                                   : recompute_inline(graph, slot, rec, &changed);
     if (status) return status;
-    if (changed) {
-        if (untraced) {
-            shallow_propagate_untraced(graph, slot, rec);
-        } else {
-            shallow_propagate(graph, slot, rec);
-        }
-    }
+    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
     return RP_OK;
 }
 

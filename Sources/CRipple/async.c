@@ -189,7 +189,7 @@ rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t targ
             }
             if (sub_rec->nsubs == 0 || (sub_rec->flags & RP_F_SEEN)) continue;
             sub_rec->flags |= RP_F_SEEN;
-            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, {0}, NULL};
+            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, {0}, {NULL}};
             node = sub;
             position = 0;
             continue;
@@ -226,7 +226,7 @@ rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t targ
             rp_node_rec_t *sub_rec = rp_rec(graph, sub);
             if (!(sub_rec->flags & RP_F_SEEN)) continue;
             sub_rec->flags &= (uint16_t)~RP_F_SEEN;
-            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, {0}, NULL};
+            graph->stack[graph->stack_top++] = (rp_frame_t){node, position, {0}, {NULL}};
             node = sub;
             position = 0;
             continue;

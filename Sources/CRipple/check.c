@@ -54,6 +54,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (rec->kind == RP_KIND_EFFECT) effects++;
         if (rec->nsubs >= 2) shared++;
         if (rec->kind == RP_KIND_SOURCE && rec->ndeps) BROKEN("source %u has dependencies", slot);
+        if (rec->kind == RP_KIND_SOURCE && (rec->flags & RP_F_PENDING)) BROKEN("source %u is PENDING", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->effect_order != *rp_order(graph, slot)) {

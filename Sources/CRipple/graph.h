@@ -151,9 +151,12 @@ typedef struct rp_frame {
     uint32_t position;
     union {
         uint64_t stamp;            /* run stamp when the frame was pushed: orders a cycle's nodes */
-        const rp_edge_t *next;     /* propagation's frames instead: the next edge of `rec`'s subs */
+        const rp_edge_t *next;     /* propagation's frames instead: the next edge of a node's subs */
     };
-    rp_node_rec_t *rec; /* the record of `node`, where the walk keeps it at hand */
+    union {
+        rp_node_rec_t *rec;        /* the record of `node`, where the walk keeps it at hand */
+        const rp_edge_t *end;      /* propagation's frames instead: the end of those subs */
+    };
 } rp_frame_t;
 
 /* A flush queue entry: effects run in creation order. */

@@ -42,10 +42,20 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
     if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
 }
 
+/* Whether a walk marking from a node passes over `sub`, its reader through
+ * `edge`: already marked, and so is everything below it. Or its run is in
+ * progress: only a dependency it has already read in this run makes it
+ * stale: it re-validates on its next read (PENDING: a change cut off
+ * upstream does not re-run it). */
+static inline bool marked_already(const rp_edge_t *edge, const rp_node_rec_t *sub, uint16_t flags) {
+    return (flags & (RP_F_STALE | RP_F_COMPUTING)) && ((flags & RP_F_STALE) || edge->mirror >= sub->cursor);
+}
+
 /* rp_propagate from the node whose record is `rec`. */
 static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
-    /* Frames hold only the record and the next edge: nothing here needs a
-     * walked node's slot, and nothing it calls uses the stack. */
+    /* Frames hold only the next edge and the end of its array: nothing here
+     * needs a walked node's slot or record, and nothing it calls uses the
+     * stack. */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     size_t base = top;
@@ -59,38 +69,47 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
         while (edge != end) {
             rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
-            if (flags & (RP_F_STALE | RP_F_COMPUTING)) {
-                /* Already marked, and so is everything below it. Or its run is
-                 * in progress: only a dependency it has already read in this
-                 * run makes it stale: it re-validates on its next read
-                 * (PENDING: a change cut off upstream does not re-run it). */
-                if ((flags & RP_F_STALE) || edge->mirror >= sub->cursor) {
-                    edge++;
-                    continue;
-                }
+            if (marked_already(edge, sub, flags)) {
+                edge++;
+                continue;
             }
             sub->flags = flags | RP_F_PENDING;
-            if (sub->nsubs) {
-                /* Descending from a node's last subscriber leaves nothing to
-                 * come back for. Only what the pop reads is stored. */
-                if (++edge != end) {
-                    stack[top].next = edge;
-                    stack[top].rec = rec;
-                    top++;
-                }
-                rec = sub;
-                edge = rec->subs;
-                end = edge + rec->nsubs;
-            } else {
+            uint32_t nsubs = sub->nsubs;
+            if (nsubs == 0) {
                 queue_if_effect(graph, edge->node, sub); /* effects have no readers */
                 edge++;
+                continue;
             }
+            /* Descending from a node's last subscriber leaves nothing to
+             * come back for. Only what the pop reads is stored. */
+            if (++edge != end) {
+                stack[top].next = edge;
+                stack[top].end = end;
+                top++;
+            }
+            /* Down a chain of nodes read by one other each (a derivation
+             * read by one derivation or effect, the common case), one edge
+             * at a time: no array end to keep, nothing to come back for. */
+            while (nsubs == 1) {
+                edge = sub->subs;
+                sub = edge->rec;
+                flags = sub->flags;
+                if (marked_already(edge, sub, flags)) goto next;
+                sub->flags = flags | RP_F_PENDING;
+                nsubs = sub->nsubs;
+            }
+            if (nsubs == 0) {
+                queue_if_effect(graph, edge->node, sub);
+                goto next;
+            }
+            edge = sub->subs;
+            end = edge + nsubs;
         }
+    next:
         if (top == base) return;
         top--;
-        rec = stack[top].rec;
         edge = stack[top].next;
-        end = rec->subs + rec->nsubs;
+        end = stack[top].end;
     }
 }
 
@@ -186,18 +205,24 @@ static __attribute__((noinline)) void shallow_propagate_calling(rp_graph_t *grap
 }
 
 /* The same, telling inline without a tracer: a node read by one other (as
- * when the reader that brought it up to date is its only one) without a loop. */
-static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
-                                                                   const rp_node_rec_t *rec) {
-    if (rec->nsubs == 1 && __builtin_expect(graph->tracer == NULL, 1)) {
+ * when the reader that brought it up to date is its only one) without a loop.
+ * `untraced`: the caller knows that no tracer is installed. */
+static inline __attribute__((always_inline)) void shallow_propagate_as(rp_graph_t *graph, uint32_t slot,
+                                                                      const rp_node_rec_t *rec, bool untraced) {
+    if (rec->nsubs == 1 && (untraced || __builtin_expect(graph->tracer == NULL, 1))) {
         mark_reader_changed(graph, slot, rec->subs[0], false);
     } else if (rec->nsubs != 0) {
-        if (__builtin_expect(graph->tracer != NULL, 0)) {
+        if (!untraced && __builtin_expect(graph->tracer != NULL, 0)) {
             shallow_propagate_calling(graph, slot, rec);
         } else {
             mark_readers_changed_untraced(graph, slot, rec);
         }
     }
+}
+
+static inline __attribute__((always_inline)) void shallow_propagate(rp_graph_t *graph, uint32_t slot,
+                                                                   const rp_node_rec_t *rec) {
+    shallow_propagate_as(graph, slot, rec, false);
 }
 
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot) {
@@ -229,14 +254,21 @@ void rp_run_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
     }
 }
 
+/* commit_source for a caller that knows no tracer is installed; returns
+ * whether the value changed. */
+static inline __attribute__((always_inline)) bool commit_source_untraced(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
+    rec->flags &= (uint16_t)~RP_F_DIRTY;
+    return graph->callbacks.commit == NULL ||
+           graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
+                                   rec->data);
+}
+
 /* Commits DIRTY source `slot`, whose record is `rec`: *changed says whether
  * its readers must recompute. */
 static inline __attribute__((always_inline)) void commit_source(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec,
                                                                 bool *changed) {
-    rec->flags &= (uint16_t)~RP_F_DIRTY;
-    *changed = graph->callbacks.commit == NULL ||
-               graph->callbacks.commit(graph->callbacks.host, graph, (rp_node_t){slot, rec->generation, graph->tag},
-                                       rec->data);
+    *changed = commit_source_untraced(graph, slot, rec);
     rp_trace(graph, RP_TRACE_COMMIT, slot, RP_NO_SLOT, *changed);
 }
 
@@ -302,9 +334,10 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             uint16_t flags = dep_rec->flags;
             if (!(flags & (RP_F_STALE | RP_F_COMPUTING))) continue; /* up to date */
             if (!(flags & (RP_F_DIRTY | RP_F_COMPUTING))) {
-                /* PENDING: re-validate it first (a source has nothing to). */
-                if (dep_rec->kind == RP_KIND_SOURCE) continue;
-                stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
+                /* PENDING: re-validate it first. Only readers are marked
+                 * PENDING, so this is never a source (_rp_graph_check); one
+                 * would only lose its mark, having no dependencies. */
+                stack[top++] = (rp_frame_t){current, position, {stamp}, {rec}};
                 current = edge.node;
                 rec = dep_rec;
                 position = 0;
@@ -320,7 +353,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                  * computed before (and miss the change to come); descending
                  * into it, when it was written meanwhile, would compute it
                  * inside its own compute. */
-                stack[top] = (rp_frame_t){current, position, {stamp}, rec};
+                stack[top] = (rp_frame_t){current, position, {stamp}, {rec}};
                 graph->stack_top = top + 1;
                 status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
@@ -331,7 +364,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
              * while it computes (so that a cycle back to it is reported whole).
              * The room it takes is back once the dependency is up to date (its
              * frame is popped below). */
-            stack[top++] = (rp_frame_t){current, position, {stamp}, rec};
+            stack[top++] = (rp_frame_t){current, position, {stamp}, {rec}};
             current = edge.node;
             rec = dep_rec;
             /* Only here can the node to bring up to date be a source: the
@@ -484,15 +517,20 @@ static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uin
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
-/* rp_refresh for a caller that has the record. */
-static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
-                                                                        rp_node_rec_t *rec) {
+/* rp_refresh for a caller that has the record. `untraced`: the caller knows
+ * that no tracer is installed, and so tests for none again. */
+static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_graph_t *graph, uint32_t slot,
+                                                                           rp_node_rec_t *rec, bool untraced) {
     uint16_t flags = rec->flags;
     if (!(flags & RP_F_STALE)) return RP_OK;
     if (rec->kind == RP_KIND_SOURCE) {
         bool changed;
-        commit_source(graph, slot, rec, &changed);
-        if (changed) shallow_propagate(graph, slot, rec);
+        if (untraced) {
+            changed = commit_source_untraced(graph, slot, rec);
+        } else {
+            commit_source(graph, slot, rec, &changed);
+        }
+        if (changed) shallow_propagate_as(graph, slot, rec, untraced);
         return RP_OK;
     }
     if (!(flags & RP_F_DIRTY)) {
@@ -508,10 +546,16 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph
         if (!dirty) return RP_OK;
     }
     bool changed; /* set by the recompute */
-    rp_status_t status = recompute_inline(graph, slot, rec, &changed);
+    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
+                                  : recompute_inline(graph, slot, rec, &changed);
     if (status) return status;
-    if (changed) shallow_propagate(graph, slot, rec);
+    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
     return RP_OK;
+}
+
+static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec) {
+    return refresh_record_as(graph, slot, rec, false);
 }
 
 /* Brings `slot` up to date for a read. */
@@ -824,9 +868,10 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
  * is the active one again once the refresh is done (runs restore it), with no
  * untracked section open. */
 static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_graph_t *graph, rp_node_t node,
-                                                                            rp_node_rec_t *rec, bool in_run) {
+                                                                            rp_node_rec_t *rec, bool in_run,
+                                                                            bool untraced) {
     uint32_t slot = node.slot;
-    rp_status_t status = refresh_record(graph, slot, rec);
+    rp_status_t status = refresh_record_as(graph, slot, rec, untraced);
     if (status) return status;
     /* Its own compute may have disposed it (the handle was valid before). */
     if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
@@ -853,7 +898,7 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
 
 /* Out of line, so that read_in_run stays small. */
 static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec) {
-    return read_refreshing_as(graph, node, rec, false);
+    return read_refreshing_as(graph, node, rec, false, false);
 }
 
 /* The same for read_in_run: a body reading a dependency that is not up to
@@ -862,7 +907,9 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
  * of the reader that the in-run read has made already. */
 static __attribute__((noinline)) rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node,
                                                                     rp_node_rec_t *rec) {
-    return read_refreshing_as(graph, node, rec, true);
+    /* Without a tracer (the common case), a copy that tests for one once. */
+    if (__builtin_expect(graph->tracer != NULL, 0)) return read_refreshing_as(graph, node, rec, true, false);
+    return read_refreshing_as(graph, node, rec, true, true);
 }
 
 static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {

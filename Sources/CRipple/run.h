@@ -52,9 +52,17 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph
     }
     uint64_t parent = graph->active_and_untracked;
     rp_node_rec_t *parent_rec = graph->active_rec;
-    graph->active = slot;
+    /* The node becomes the active one with no untracked section open: both
+     * in one store (built as the union lays them out, whatever the byte
+     * order). */
+    union {
+        struct {
+            uint32_t active, untracked_depth;
+        } parts;
+        uint64_t word;
+    } active = {.parts = {slot, 0}};
+    graph->active_and_untracked = active.word;
     graph->active_rec = rec;
-    graph->untracked_depth = 0;
 
     rp_status_t status = RP_OK;
     rp_node_t handle = {slot, rec->generation, graph->tag};

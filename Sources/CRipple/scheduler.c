@@ -213,10 +213,20 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
     graph->heap_count = 0;
 }
 
-static rp_queued_t pop_first(rp_graph_t *graph) {
-    bool ordered = graph->ordered_head < graph->ordered_count &&
-                   (graph->heap_count == 0 || before(rp_ordered(graph, graph->ordered_head), &graph->heap[0]));
-    return ordered ? *rp_ordered(graph, graph->ordered_head++) : heap_pop(graph);
+/* Takes the next effect into *entry, or says the queue is empty (false). The
+ * common case, `ordered` alone, reads the queue's counts once. */
+static inline bool pop_first(rp_graph_t *graph, rp_queued_t *entry) {
+    size_t head = graph->ordered_head;
+    bool any_ordered = head < graph->ordered_count;
+    if (graph->heap_count == 0) {
+        if (!any_ordered) return false;
+    } else if (!any_ordered || !before(rp_ordered(graph, head), &graph->heap[0])) {
+        *entry = heap_pop(graph);
+        return true;
+    }
+    *entry = *rp_ordered(graph, head);
+    graph->ordered_head = head + 1;
+    return true;
 }
 
 /* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
@@ -285,26 +295,29 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         graph->flush_id = 1;
     }
     rp_status_t result = RP_OK;
-    while (!rp_queue_empty(graph)) {
-        rp_queued_t entry = pop_first(graph);
+    rp_queued_t entry;
+    while (pop_first(graph, &entry)) {
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
         if (rec->generation != entry.generation) continue; /* freed since it was queued */
-        rec->flags &= (uint16_t)~RP_F_QUEUED;
-        if (rec->flags & RP_F_DEFERRED) {
+        uint16_t flags = rec->flags & (uint16_t)~RP_F_QUEUED;
+        rec->flags = flags;
+        if (flags & RP_F_DEFERRED) {
             /* Its host runs it: it stays marked until the update, so later
              * writes coalesce into that one. */
-            if ((rec->flags & RP_F_STALE) && !(rec->flags & RP_F_SCHEDULED)) rp_schedule_deferred(graph, entry.slot);
+            if ((flags & RP_F_STALE) && !(flags & RP_F_SCHEDULED)) rp_schedule_deferred(graph, entry.slot);
             continue;
         }
-        bool run = (rec->flags & RP_F_DIRTY) != 0;
-        if (!run && (rec->flags & RP_F_PENDING)) {
-            rp_status_t status = refresh_effect(graph, entry.slot, rec, &run);
+        bool run = (flags & RP_F_DIRTY) != 0;
+        if (!run && (flags & RP_F_PENDING)) {
+            bool changed; /* apart from `run`, so that `run` need not live in memory */
+            rp_status_t status = refresh_effect(graph, entry.slot, rec, &changed);
             if (status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
                 if (rec->generation == entry.generation) rp_enqueue(graph, entry.slot);
                 result = status;
                 break;
             }
+            run = changed;
         }
         /* Not dirty yet still PENDING: a compute wrote while the walk checked
          * it, so it checks again later in this flush, counted like a run so

@@ -416,8 +416,12 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             }
         recompute_below_root:
             graph->stack_top = top;
-            /* Sets `changed`, as commit_source does. */
-            status = recompute_inline(graph, current, rec, &changed);
+            /* Sets `changed`, as commit_source does. The copy of the walk
+             * says whether to trace: rp_check_dirty tested for a tracer once,
+             * as a refresh in a run does (read_refreshing_in_run), so a
+             * tracer that a compute installs is told from the next walk on. */
+            status = tracing ? run_tracked_traced(graph, current, rec, &changed)
+                             : rp_run_tracked(graph, current, rec, &changed, false, false);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
@@ -446,7 +450,8 @@ no_room:
     return RP_ENOMEM;
 }
 
-/* As for runs: a traced copy keeps causes, the untraced one pays one test. */
+/* As for runs: a traced copy keeps causes and tells what it runs, the
+ * untraced one pays one test for the whole walk. */
 static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec,
                                                                  bool *dirty) {
     return check_dirty_as(graph, root, rec, dirty, true);

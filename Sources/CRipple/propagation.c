@@ -406,14 +406,10 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         }
     recompute:
         /* `current` must be brought up to date; each reader it changes for
-         * must be too, up to the root (left to the caller). */
+         * must be too, up to the root (left to the caller). The test for the
+         * root ends each turn, so that going up a level jumps back to none. */
+        if (top == base) goto root_dirty;
         for (;;) {
-            if (top == base) {
-                rec->flags &= (uint16_t)~RP_F_CHECKING;
-                graph->stack_top = base;
-                *dirty_out = true;
-                return RP_OK;
-            }
         recompute_below_root:
             graph->stack_top = top;
             /* Sets `changed`, as commit_source does. The copy of the walk
@@ -442,8 +438,14 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (tracing) graph->causes[frame.node] = current;
             current = frame.node;
             rec = frame.rec;
+            if (__builtin_expect(top == base, 0)) goto root_dirty;
         }
     }
+root_dirty:
+    rec->flags &= (uint16_t)~RP_F_CHECKING;
+    graph->stack_top = base;
+    *dirty_out = true;
+    return RP_OK;
 no_room:
     graph->stack_top = top;
     unwind(graph, base, current);

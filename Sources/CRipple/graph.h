@@ -387,9 +387,23 @@ void rp_propagate(rp_graph_t *graph, uint32_t root);
 /* `slot` changed (a compute or a resolved async run reported so): its readers
  * must recompute, everything below them re-validate. */
 void rp_mark_readers_changed(rp_graph_t *graph, uint32_t slot);
-/* Re-validates the dependencies of PENDING `root`, whose record is `rec`;
- * *dirty: it must recompute. */
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty);
+/* What a re-validation found: whether the node must recompute (never with a
+ * status other than RP_OK), and a status. Two words, returned in two
+ * registers, rather than one of them through memory. */
+typedef struct rp_check {
+    size_t dirty;
+    rp_status_t status;
+} rp_check_t;
+
+/* Re-validates the dependencies of PENDING `root`, whose record is `rec`. */
+rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec);
+
+/* The same, with *dirty: it must recompute. */
+static inline rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
+    rp_check_t check = rp_check_dirty_pair(graph, root, rec);
+    *dirty = check.dirty != 0;
+    return check.status;
+}
 void rp_mark_dirty(rp_graph_t *graph, uint32_t slot);
 rp_status_t rp_refresh(rp_graph_t *graph, uint32_t slot);
 /* Runs effect `slot`, whose record is `rec` (callers have it at hand). */

@@ -296,8 +296,8 @@ static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
 static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
 
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
- * *dirty: whether root itself must recompute. Root keeps RP_F_CHECKING cleared
- * and any deferred disposal for the caller to finish.
+ * Says whether root itself must recompute, and a status. Root keeps
+ * RP_F_CHECKING cleared and any deferred disposal for the caller to finish.
  *
  * The walk keeps the stack, its top and the stamp in locals: only the calls it
  * makes (an update, a disposal finished, a cycle report) use or change them,
@@ -307,9 +307,8 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * rather than by that test. A level the walk passes costs a frame down and a
  * frame up; a dependency that changed sends the walk straight up, recomputing
  * each reader in turn, until one comes out unchanged. */
-static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph_t *graph, uint32_t root,
-                                                                        rp_node_rec_t *rec, bool *dirty_out,
-                                                                        bool tracing) {
+static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_t *graph, uint32_t root,
+                                                                       rp_node_rec_t *rec, bool tracing) {
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     const size_t base = top;
@@ -324,7 +323,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
     /* `rec` is current's record, kept along with it. Room for the next frame
      * is kept on every descent: the frame pushed for a DIRTY dependency or a
      * cycle report takes it without a test. */
-    if (!walk_room(graph, top, &stack)) return RP_ENOMEM;
+    if (!walk_room(graph, top, &stack)) return (rp_check_t){false, RP_ENOMEM};
     rec->flags |= RP_F_CHECKING;
     for (;;) {
         /* Re-validate the dependencies of `current` from `position` on. */
@@ -358,7 +357,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
                 status = report_cycle(graph, edge.node);
                 graph->stack_top = top;
                 unwind(graph, base, current);
-                return status;
+                return (rp_check_t){false, status};
             }
             /* DIRTY: bring it up to date below, with `current` on the stack
              * while it computes (so that a cycle back to it is reported whole).
@@ -389,8 +388,7 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             rec->flags = flags;
             if (top == base) {
                 graph->stack_top = base;
-                *dirty_out = false;
-                return RP_OK;
+                return (rp_check_t){false, RP_OK};
             }
             if ((flags & (RP_F_DISPOSING | RP_F_BUSY)) == RP_F_DISPOSING) {
                 graph->stack_top = top;
@@ -406,25 +404,25 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
         }
     recompute:
         /* `current` must be brought up to date; each reader it changes for
-         * must be too, up to the root (left to the caller). */
+         * must be too, up to the root (left to the caller). The test for the
+         * root ends each turn, so that going up a level jumps back to none. */
+        if (top == base) goto root_dirty;
         for (;;) {
-            if (top == base) {
-                rec->flags &= (uint16_t)~RP_F_CHECKING;
-                graph->stack_top = base;
-                *dirty_out = true;
-                return RP_OK;
-            }
         recompute_below_root:
             graph->stack_top = top;
-            /* Sets `changed`, as commit_source does. */
-            status = recompute_inline(graph, current, rec, &changed);
+            /* Sets `changed`, as commit_source does. The copy of the walk
+             * says whether to trace: rp_check_dirty tested for a tracer once,
+             * as a refresh in a run does (read_refreshing_in_run), so a
+             * tracer that a compute installs is told from the next walk on. */
+            status = tracing ? run_tracked_traced(graph, current, rec, &changed)
+                             : rp_run_tracked(graph, current, rec, &changed, false, false);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
             if (status) {
                 graph->stack_top = --top;
                 unwind(graph, base, stack[top].node);
-                return status;
+                return (rp_check_t){false, status};
             }
             /* A reader alone is the frame below, about to recompute. */
             if (changed && rec->nsubs > 1) shallow_propagate_calling(graph, current, rec);
@@ -438,23 +436,28 @@ static inline __attribute__((always_inline)) rp_status_t check_dirty_as(rp_graph
             if (tracing) graph->causes[frame.node] = current;
             current = frame.node;
             rec = frame.rec;
+            if (__builtin_expect(top == base, 0)) goto root_dirty;
         }
     }
+root_dirty:
+    rec->flags &= (uint16_t)~RP_F_CHECKING;
+    graph->stack_top = base;
+    return (rp_check_t){true, RP_OK};
 no_room:
     graph->stack_top = top;
     unwind(graph, base, current);
-    return RP_ENOMEM;
+    return (rp_check_t){false, RP_ENOMEM};
 }
 
-/* As for runs: a traced copy keeps causes, the untraced one pays one test. */
-static __attribute__((noinline)) rp_status_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec,
-                                                                 bool *dirty) {
-    return check_dirty_as(graph, root, rec, dirty, true);
+/* As for runs: a traced copy keeps causes and tells what it runs, the
+ * untraced one pays one test for the whole walk. */
+static __attribute__((noinline)) rp_check_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
+    return check_dirty_as(graph, root, rec, true);
 }
 
-rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
-    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec, dirty);
-    return check_dirty_as(graph, root, rec, dirty, false);
+rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
+    if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec);
+    return check_dirty_as(graph, root, rec, false);
 }
 
 /* Whether `rec` is a run in progress that began after stamp `since`. */

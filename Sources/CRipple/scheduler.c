@@ -229,15 +229,16 @@ static inline bool pop_first(rp_graph_t *graph, rp_queued_t *entry) {
     return true;
 }
 
-/* Re-validates PENDING effect `rec` (at `slot`); *run says whether something
- * it read changed. Inline: the flush does this for most effects it takes. */
-static inline rp_status_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, bool *run) {
-    rp_status_t status = rp_check_dirty(graph, slot, rec, run);
-    if (rec->flags & RP_F_DISPOSING) {
+/* Re-validates PENDING effect `rec` (at `slot`): `dirty` says whether
+ * something it read changed. Inline: the flush does this for most effects it
+ * takes, and keeps both answers in registers. */
+static inline rp_check_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    rp_check_t check = rp_check_dirty_pair(graph, slot, rec);
+    if (__builtin_expect(rec->flags & RP_F_DISPOSING, 0)) {
         rp_node_finish_if_disposing(graph, slot);
-        *run = false;
+        check.dirty = 0;
     }
-    return status;
+    return check;
 }
 
 /* The flush stopped at `looping`: name the effects that reached the bound.
@@ -309,15 +310,14 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         }
         bool run = (flags & RP_F_DIRTY) != 0;
         if (!run && (flags & RP_F_PENDING)) {
-            bool changed; /* apart from `run`, so that `run` need not live in memory */
-            rp_status_t status = refresh_effect(graph, entry.slot, rec, &changed);
-            if (status) {
+            rp_check_t check = refresh_effect(graph, entry.slot, rec);
+            if (check.status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
                 if (rec->generation == entry.generation) rp_enqueue(graph, entry.slot);
-                result = status;
+                result = check.status;
                 break;
             }
-            run = changed;
+            run = check.dirty != 0;
         }
         /* Not dirty yet still PENDING: a compute wrote while the walk checked
          * it, so it checks again later in this flush, counted like a run so
@@ -419,12 +419,13 @@ static rp_status_t update_effect(rp_graph_t *graph, uint32_t slot) {
     rec->flags &= (uint16_t)~RP_F_SCHEDULED;
     bool run = (rec->flags & RP_F_DIRTY) != 0;
     if (!run && (rec->flags & RP_F_PENDING)) {
-        rp_status_t status = refresh_effect(graph, slot, rec, &run);
-        if (status) {
+        rp_check_t check = refresh_effect(graph, slot, rec);
+        if (check.status) {
             /* Still due: the next flush schedules (or runs) it again. */
             if ((rec->flags & RP_F_LIVE) && !(rec->flags & RP_F_QUEUED)) rp_enqueue(graph, slot);
-            return status;
+            return check.status;
         }
+        run = check.dirty != 0;
     }
     if (run) rp_run_effect(graph, slot, rec);
     /* Written while it was checked or while it ran: due again. */

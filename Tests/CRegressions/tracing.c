@@ -1,8 +1,8 @@
 /*
  * tracing.c: what a tracer (rp_graph_set_tracer) is told, in order, with
  * causes: a diamond, an equality cut-off, a batch, a dynamic dependency that
- * switches branches, an effect that writes an atom, an invalidation, and
- * removal.
+ * switches branches, an effect that writes an atom, an invalidation,
+ * removal, and a tracer that a compute installs.
  */
 #include "testhost.h"
 
@@ -186,6 +186,42 @@ static void a_removed_tracer_is_told_nothing(void)
     th_done(&w);
 }
 
+/* A compute that installs the tracer (once: `arg` says whether to), then
+ * passes its input on. */
+static long install_then_pass(th_world_t *w, th_node_t *self)
+{
+    if (self->arg) {
+        self->arg = 0;
+        CHECK_ST(rp_graph_set_tracer(w->g, trace_into_log, w), RP_OK);
+    }
+    return th_read(w, self->in[0]);
+}
+
+/* A re-validation walk tests for a tracer once: one that a compute installs
+ * is told from the next walk on (the flush's run of e is the next event told
+ * here), and then of everything, with causes. */
+static void a_tracer_installed_by_a_compute_is_told_from_the_next_walk(void)
+{
+    harness_begin("a_tracer_installed_by_a_compute_is_told_from_the_next_walk");
+    th_world_t w;
+    th_init(&w, 32, 0);
+    w.log_mask = 0; /* only the tracer writes the log */
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *a = th_computed(&w, "a", install_then_pass, 0, s, NULL);
+    th_node_t *b = th_computed(&w, "b", th_sum, 0, a, NULL);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, b, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, c, NULL);
+    CHECK_STR(th_take_log(&w), "");
+    a->arg = 1;
+    CHECK_ST(th_write(&w, s, 2), RP_OK); /* e's walk recomputes a, which installs it, then b and c */
+    CHECK_STR(th_take_log(&w), "run e");
+    CHECK_EQ(e->value, 2);
+    CHECK_ST(th_write(&w, s, 3), RP_OK);
+    CHECK_STR(th_take_log(&w), "write s,commit s,compute a<-s,compute b<-a,compute c<-b,run e<-c");
+    CHECK_EQ(e->value, 3);
+    th_done(&w);
+}
+
 int main(void)
 {
     diamond_names_each_cause();
@@ -196,5 +232,6 @@ int main(void)
     a_disposed_cause_is_not_its_slots_next_node();
     an_invalidation_causes_a_compute_without_a_cause();
     a_removed_tracer_is_told_nothing();
+    a_tracer_installed_by_a_compute_is_told_from_the_next_walk();
     return harness_finish();
 }

@@ -345,7 +345,11 @@ typedef void (*rp_tracer_t)(void *RP_NULLABLE context, rp_graph_t *graph, const 
 
 /* Installs `tracer` (NULL removes it): from the next event on, the graph
  * tells it every write, commit, compute and effect run, in the order they
- * happen. Without a tracer the engine keeps no node's cause; installing one
+ * happen. Installed by a compute or an effect run, it is told from the next
+ * walk on: a re-validation walk, or a read in a run bringing its dependency
+ * up to date, looks for a tracer once as it starts and finishes without
+ * telling one installed meanwhile (a removed one is told nothing more at
+ * once). Without a tracer the engine keeps no node's cause; installing one
  * makes room for them (RP_ENOMEM, nothing installed, when it cannot). */
 rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t RP_NULLABLE tracer, void *RP_NULLABLE context);
 

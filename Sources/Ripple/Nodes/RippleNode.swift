@@ -128,9 +128,6 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// The node is a ``Derivation``: the engine's compute callback runs its `recompute` itself
-        /// (`Derivation.recomputeFromCallback`), without the class call to `compute(host:changed:)`.
-        static let derivation = Traits(rawValue: 1 << 28)
         /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
         static let lineMask: UInt32 = (1 << 28) - 1
     }
@@ -147,9 +144,14 @@ public class RippleNode {
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
     final var retainsWhileWatched: Bool { has(.retainsWhileWatched) }
 
-    /// The watched callback retained this object (its first reader was not a ``values`` observer), so the
-    /// unwatched callback releases it. Touched only while the graph is held.
-    @exclusivity(unchecked) var isRetainedByReaders = false
+    /// Whether the watched callback retained this object (its first reader was not a ``values`` observer), so
+    /// the unwatched callback releases it, and how the engine's compute callback may compute it
+    /// (`ReaderRetention`). One byte, so that the common compute tests one byte for both. Touched only while the
+    /// graph is held.
+    @exclusivity(unchecked) var readerRetention = ReaderRetention.none
+
+    /// The watched callback retained this object, so the unwatched callback releases it.
+    final var isRetainedByReaders: Bool { readerRetention != .none }
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
@@ -203,14 +205,12 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
-         isDerivation: Bool = false) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
-        if isDerivation { traits.insert(.derivation) }
         self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
         self.extras = extras
         self.fileID = fileID
@@ -551,4 +551,19 @@ final class NodeExtras {
         if label == nil, isolation.isNone { return nil }
         return NodeExtras(label: label, isolation: isolation, scheduler: nil)
     }
+}
+
+/// What `RippleNode.readerRetention` says: whether the node's readers retain it and, for a derivation they retain,
+/// whether its compute is the common one (`Derivation.recomputeFromCallback`: nothing to prepare). The compute
+/// callback's fast path then tests this byte alone, where it tested the retention, the derivation trait and the
+/// derivation's `prepares` one after another.
+enum ReaderRetention: UInt8 {
+    /// Not retained by its readers (none, or only a ``values`` observer): a compute first takes a reference.
+    case none
+    /// Retained by its readers; any node.
+    case retained
+    /// Retained by its readers, and a ``Derivation`` with nothing to prepare (`prepares` false): its compute runs
+    /// `recompute` straight from the callback. Set by the derivation (its first compute once retained, and when
+    /// `prepares` clears), and kept in step with `prepares`.
+    case retainedDirectCompute
 }

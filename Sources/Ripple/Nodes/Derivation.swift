@@ -218,7 +218,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// ``value`` when `beginEvaluationRead()` did not read inside an evaluation. Outside evaluations of this
     /// runtime on this thread, a value whose type is plain bytes (`_isPOD`) is copied inside the engine's read
-    /// section by one engine call (`readOutsideEvaluation(copying:into:byteCount:)`); any other is loaded between
+    /// section, in the common case by one engine call (`copyOutsideEvaluation(copying:into:byteCount:)`, once
+    /// `copiesOutsideEvaluation()` says so); any other is loaded between
     /// the section's begin and end. A failed read inside an evaluation traps with its status. Specialized where the
     /// value type is known, out of line so that the common read stays short.
     @inlinable @inline(never)
@@ -230,9 +231,15 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if _isPOD(Value.self) {
             return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
                 let destination = buffer.baseAddress.unsafelyUnwrapped
-                readOutsideEvaluation(
-                    copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
-                    byteCount: MemoryLayout<Value>.size)
+                if _fastPath(copiesOutsideEvaluation()) {
+                    copyOutsideEvaluation(
+                        copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
+                        byteCount: MemoryLayout<Value>.size)
+                } else {
+                    readOutsideEvaluation(
+                        copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
+                        byteCount: MemoryLayout<Value>.size)
+                }
                 // A read that left no value never copied one: an internal error.
                 if _slowPath(!hasValue) { missingValue(RippleNode.heldByEvaluationTicket) }
                 return destination.move()

@@ -289,29 +289,45 @@ public class RippleNode {
         endRead(beginRead())
     }
 
-    /// A read outside evaluations of this runtime on this thread that copies the value, `byteCount` bytes of plain
-    /// memory at `source` that only the graph's computes and writes change, into `destination`. The checks of
-    /// ``beginReadOutsideEvaluation()``, then, in the common case, one engine call (`rp_node_read_copy`) that
-    /// opens the read section, copies and ends it, where a section's begin and end take two. Traps if the read
-    /// fails.
+    /// Whether a read outside evaluations of this runtime on this thread may copy the value by one engine call
+    /// (`copyOutsideEvaluation(copying:into:byteCount:)`): no other runtime evaluates on this thread (a trap), no
+    /// async run may be the reader, no writes of observed properties wait, and Observation does not track reads on
+    /// this thread. Otherwise the read takes the general path, with its section
+    /// (`readOutsideEvaluation(copying:into:byteCount:)`), which handles each of those. Asked before the caller
+    /// makes the copy's arguments: nothing of them is kept across the probe's call into Observation.
     @usableFromInline @inline(never)
-    final func readOutsideEvaluation(
-        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
-    ) {
+    final func copiesOutsideEvaluation() -> Bool {
         if _slowPath(
             EvaluationThreadState.innermost != nil || ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0
                 || PendingObservedWrites.arePending)
         {
-            // Another runtime evaluates (a trap), an async run may be the reader, or observed writes wait: the
-            // general path, with its section.
-            let ticket = beginReadOutsideEvaluation()
-            destination.copyMemory(from: source, byteCount: byteCount)
-            return endRead(ticket)
+            return false
         }
-        // Inside `withObservationTracking`, Observation records the read.
-        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
+        return !ObservationProbe.isTracking(unownedRuntime.observationProbe)
+    }
+
+    /// A read outside evaluations that copies the value, `byteCount` bytes of plain memory at `source` that only
+    /// the graph's computes and writes change, into `destination`, when `copiesOutsideEvaluation()` says so: one
+    /// engine call (`rp_node_read_copy`) that opens the read section, copies and ends it, where a section's begin
+    /// and end take two. Traps if the read fails.
+    @usableFromInline @inline(never)
+    final func copyOutsideEvaluation(
+        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
+    ) {
         let status = rp_node_read_copy(graph, handle, destination, source, byteCount)
         if _slowPath(status != .RP_OK) { failSection(status.rawValue) }
+    }
+
+    /// The same read when `copiesOutsideEvaluation()` says no: between the section's begin and end
+    /// (``beginReadOutsideEvaluation()``, which traps inside another runtime's evaluation, reads for an async run,
+    /// applies waiting writes of observed properties and records a read Observation tracks).
+    @usableFromInline @inline(never)
+    final func readOutsideEvaluation(
+        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
+    ) {
+        let ticket = beginReadOutsideEvaluation()
+        destination.copyMemory(from: source, byteCount: byteCount)
+        endRead(ticket)
     }
 
     /// Opens the engine's read section.

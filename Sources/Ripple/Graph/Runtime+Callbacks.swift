@@ -25,17 +25,20 @@ extension Runtime {
                 // Readers that retain the node keep it alive through the compute (they release it only in
                 // `unwatched`, under the graph this thread holds): no reference to take, the common case. Otherwise
                 // (unobserved, or observed only by a `values` observer) its deinit may have begun on another thread.
-                if _fastPath(node._withUnsafeGuaranteedRef { $0.isRetainedByReaders }) {
-                    // The common compute, a derivation's, runs its specialized code from here.
-                    if _fastPath(
-                        Derivation.recomputeFromCallback(
-                            data.unsafelyUnwrapped, host: host.unsafelyUnwrapped, changed: changed))
-                    {
-                        return .RP_OK
-                    }
-                    return Runtime.computeRetained(node, host: host.unsafelyUnwrapped, changed: changed)
+                // One byte says both that and, for a derivation, whether the compute is the common one.
+                let retention = node._withUnsafeGuaranteedRef { $0.readerRetention }
+                if _slowPath(retention == .none) {
+                    return Runtime.computeUnlessDeinitializing(node, host: host.unsafelyUnwrapped, changed: changed)
                 }
-                return Runtime.computeUnlessDeinitializing(node, host: host.unsafelyUnwrapped, changed: changed)
+                // The common compute, a derivation's, runs its specialized code from here.
+                if _fastPath(
+                    retention == .retainedDirectCompute
+                        && Derivation.recomputeFromCallback(
+                            data.unsafelyUnwrapped, host: host.unsafelyUnwrapped, changed: changed))
+                {
+                    return .RP_OK
+                }
+                return Runtime.computeRetained(node, host: host.unsafelyUnwrapped, changed: changed)
             },
             commit: { _, _, _, data in
                 Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
@@ -88,9 +91,12 @@ extension Runtime {
                 }
                 // A try-retain: a declaration's read (`DeclarationStore.read`) may reach a node whose deinit has
                 // begun (it waits for the graph to leave it); such a node is not retained, and goes.
+                // (A derivation's first compute from now on makes its retention `.retainedDirectCompute` when it has
+                // nothing to prepare: `Derivation.compute(host:changed:)`. Not here: this callback stays as small.)
                 node._withUnsafeGuaranteedRef { node in
-                    node.isRetainedByReaders =
+                    node.readerRetention =
                         node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
+                        ? .retained : .none
                 }
             },
             unwatched: { _, _, _, data in
@@ -99,7 +105,7 @@ extension Runtime {
                 // cascade that disposes nodes.
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 let retained = node._withUnsafeGuaranteedRef { node in
-                    defer { node.isRetainedByReaders = false }
+                    defer { node.readerRetention = .none }
                     return node.isRetainedByReaders
                 }
                 // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
@@ -124,7 +130,7 @@ extension Runtime {
     }
 
     /// The compute of a node its readers retain that `Derivation.recomputeFromCallback` did not make (an async
-    /// derivation, or a derivation with something to prepare or whose runtime the thread does not mark as
+    /// derivation, a derivation with something to prepare, or one whose runtime the thread does not mark as
     /// evaluating yet): the node's own compute, through the class call. Out of line, so that the callback's common
     /// path keeps no frame for it. The callback keeps nothing across it.
     @inline(never)

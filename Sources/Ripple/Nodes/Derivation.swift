@@ -49,7 +49,19 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     @usableFromInline @exclusivity(unchecked) var hasValue = false
     /// Whether a compute must do more than run `recompute`: check the body's isolation (the node has extras) or
     /// run the cleanups the last run registered. One flag, so that the common compute tests one byte.
-    @exclusivity(unchecked) private var prepares = false
+    /// Kept in step with `readerRetention` (`.retainedDirectCompute` only while false), which the engine's compute
+    /// callback tests instead: set, it takes the derivation off the callback's common path; cleared, it puts a
+    /// derivation its readers retain back on it (as does `compute(host:changed:)`, for one they have just
+    /// retained). Touched while the graph is held (and in `init`, before the node has readers).
+    private var prepares: Bool {
+        @inline(__always) get { needsPreparing }
+        set {
+            needsPreparing = newValue
+            if readerRetention != .none { readerRetention = newValue ? .retained : .retainedDirectCompute }
+        }
+    }
+    /// Storage of `prepares`.
+    @exclusivity(unchecked) private var needsPreparing = false
     private let recompute: Recompute
     /// The body, called by `recompute`.
     @usableFromInline let body: () -> Value
@@ -103,8 +115,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if !Derivation.fitsInline { storage = (UInt64(UInt(bitPattern: Derivation.allocateCache())), 0) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
-        prepares = extras != nil
-        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, isDerivation: true)
+        needsPreparing = extras != nil  // no reader yet: nothing to keep in step
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
         // A final class's stored property without observers is accessed in place: this is `storage` itself.
@@ -206,7 +218,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// ``value`` when `beginEvaluationRead()` did not read inside an evaluation. Outside evaluations of this
     /// runtime on this thread, a value whose type is plain bytes (`_isPOD`) is copied inside the engine's read
-    /// section by one engine call (`readOutsideEvaluation(copying:into:byteCount:)`); any other is loaded between
+    /// section, in the common case by one engine call (`copyOutsideEvaluation(copying:into:byteCount:)`, once
+    /// `copiesOutsideEvaluation()` says so); any other is loaded between
     /// the section's begin and end. A failed read inside an evaluation traps with its status. Specialized where the
     /// value type is known, out of line so that the common read stays short.
     @inlinable @inline(never)
@@ -218,9 +231,15 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if _isPOD(Value.self) {
             return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
                 let destination = buffer.baseAddress.unsafelyUnwrapped
-                readOutsideEvaluation(
-                    copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
-                    byteCount: MemoryLayout<Value>.size)
+                if _fastPath(copiesOutsideEvaluation()) {
+                    copyOutsideEvaluation(
+                        copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
+                        byteCount: MemoryLayout<Value>.size)
+                } else {
+                    readOutsideEvaluation(
+                        copying: UnsafeRawPointer(cached), into: UnsafeMutableRawPointer(destination),
+                        byteCount: MemoryLayout<Value>.size)
+                }
                 // A read that left no value never copied one: an internal error.
                 if _slowPath(!hasValue) { missingValue(RippleNode.heldByEvaluationTicket) }
                 return destination.move()
@@ -296,32 +315,33 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             if _slowPath(prepares) { prepare() }
             return recompute(self)
         }
+        // A compute the callback's common path did not make. If the readers retain the derivation and it has
+        // nothing to prepare, the next compute takes that path (the watched callback leaves this to here).
+        if readerRetention == .retained && !needsPreparing { readerRetention = .retainedDirectCompute }
         return .RP_OK
     }
 
-    /// The engine's compute callback's common path, for a node its readers keep alive (the callback checks): a
-    /// derivation (`RippleNode.Traits.derivation`) whose runtime the thread marks as evaluating already and that
-    /// has nothing to prepare. Runs `recompute`
-    /// itself, one call from the callback to the specialized code, instead of a class call to
-    /// `compute(host:changed:)` and a second call from there: that frame less on every compute. Returns false,
-    /// having done nothing, for any other node or case (the callback then takes its general path, which dispatches
-    /// on the node's class).
+    /// The engine's compute callback's common path, for a node whose `readerRetention` is
+    /// `.retainedDirectCompute` (the callback checks): a derivation its readers keep alive, with nothing to prepare,
+    /// whose runtime the thread marks as evaluating already. Runs `recompute` itself, one call from the callback to
+    /// the specialized code, instead of a class call to `compute(host:changed:)` and a second call from there: that
+    /// frame less on every compute. Returns false, having done nothing, when the thread does not mark the runtime
+    /// (the callback then takes its general path, which dispatches on the node's class).
     ///
     /// The callback does not know `Value`, so it sees the node as a `Derivation<ErasedDerivationValue>`, only once
-    /// `.derivation` says it is a derivation. That view reads the same memory for every `Value`: no stored property
-    /// of `Derivation` has a type that depends on `Value` (the cached value lives in `storage`, a pair of words, or
-    /// behind its address; `init` checks that `storageOffset` holds for each `Value`), so `prepares` and `recompute`
-    /// are at the same offsets in every derivation; and `recompute` takes the derivation as a class reference, one
-    /// pointer whatever `Value` is. The view touches nothing else: no `Value`, no type metadata.
+    /// `readerRetention` says it is a derivation (only a derivation sets `.retainedDirectCompute`). That view reads
+    /// the same memory for every `Value`: no stored property of `Derivation` has a type that depends on `Value` (the
+    /// cached value lives in `storage`, a pair of words, or behind its address; `init` checks that `storageOffset`
+    /// holds for each `Value`), so `recompute` is at the same offset in every derivation; and `recompute` takes the
+    /// derivation as a class reference, one pointer whatever `Value` is. The view touches nothing else: no
+    /// `Value`, no type metadata.
     @inline(__always)
     static func recomputeFromCallback(
         _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
     ) -> Bool where Value == ErasedDerivationValue {
-        guard Unmanaged<RippleNode>.fromOpaque(node)._withUnsafeGuaranteedRef({ $0.has(.derivation) }) else {
-            return false
-        }
+        // The callback checked `readerRetention` (`.retainedDirectCompute`): a derivation, with nothing to prepare.
+        if _slowPath(!EvaluationThreadState.names(host)) { return false }
         return Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
-            if _slowPath(!EvaluationThreadState.names(host) || derivation.prepares) { return false }
             changed.pointee = derivation.recompute(derivation)
             return true
         }

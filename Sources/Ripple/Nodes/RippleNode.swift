@@ -128,9 +128,6 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// The node is a ``Derivation``: the engine's compute callback runs its `recompute` itself
-        /// (`Derivation.recomputeFromCallback`), without the class call to `compute(host:changed:)`.
-        static let derivation = Traits(rawValue: 1 << 28)
         /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
         static let lineMask: UInt32 = (1 << 28) - 1
     }
@@ -147,9 +144,14 @@ public class RippleNode {
     /// Whether the engine's watched/unwatched callbacks retain and release this object.
     final var retainsWhileWatched: Bool { has(.retainsWhileWatched) }
 
-    /// The watched callback retained this object (its first reader was not a ``values`` observer), so the
-    /// unwatched callback releases it. Touched only while the graph is held.
-    @exclusivity(unchecked) var isRetainedByReaders = false
+    /// Whether the watched callback retained this object (its first reader was not a ``values`` observer), so
+    /// the unwatched callback releases it, and how the engine's compute callback may compute it
+    /// (`ReaderRetention`). One byte, so that the common compute tests one byte for both. Touched only while the
+    /// graph is held.
+    @exclusivity(unchecked) var readerRetention = ReaderRetention.none
+
+    /// The watched callback retained this object, so the unwatched callback releases it.
+    final var isRetainedByReaders: Bool { readerRetention != .none }
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     @exclusivity(unchecked) var isDisposed = false
@@ -203,14 +205,12 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
-         isDerivation: Bool = false) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
-        if isDerivation { traits.insert(.derivation) }
         self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
         self.extras = extras
         self.fileID = fileID
@@ -289,29 +289,45 @@ public class RippleNode {
         endRead(beginRead())
     }
 
-    /// A read outside evaluations of this runtime on this thread that copies the value, `byteCount` bytes of plain
-    /// memory at `source` that only the graph's computes and writes change, into `destination`. The checks of
-    /// ``beginReadOutsideEvaluation()``, then, in the common case, one engine call (`rp_node_read_copy`) that
-    /// opens the read section, copies and ends it, where a section's begin and end take two. Traps if the read
-    /// fails.
+    /// Whether a read outside evaluations of this runtime on this thread may copy the value by one engine call
+    /// (`copyOutsideEvaluation(copying:into:byteCount:)`): no other runtime evaluates on this thread (a trap), no
+    /// async run may be the reader, no writes of observed properties wait, and Observation does not track reads on
+    /// this thread. Otherwise the read takes the general path, with its section
+    /// (`readOutsideEvaluation(copying:into:byteCount:)`), which handles each of those. Asked before the caller
+    /// makes the copy's arguments: nothing of them is kept across the probe's call into Observation.
     @usableFromInline @inline(never)
-    final func readOutsideEvaluation(
-        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
-    ) {
+    final func copiesOutsideEvaluation() -> Bool {
         if _slowPath(
             EvaluationThreadState.innermost != nil || ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0
                 || PendingObservedWrites.arePending)
         {
-            // Another runtime evaluates (a trap), an async run may be the reader, or observed writes wait: the
-            // general path, with its section.
-            let ticket = beginReadOutsideEvaluation()
-            destination.copyMemory(from: source, byteCount: byteCount)
-            return endRead(ticket)
+            return false
         }
-        // Inside `withObservationTracking`, Observation records the read.
-        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
+        return !ObservationProbe.isTracking(unownedRuntime.observationProbe)
+    }
+
+    /// A read outside evaluations that copies the value, `byteCount` bytes of plain memory at `source` that only
+    /// the graph's computes and writes change, into `destination`, when `copiesOutsideEvaluation()` says so: one
+    /// engine call (`rp_node_read_copy`) that opens the read section, copies and ends it, where a section's begin
+    /// and end take two. Traps if the read fails.
+    @usableFromInline @inline(never)
+    final func copyOutsideEvaluation(
+        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
+    ) {
         let status = rp_node_read_copy(graph, handle, destination, source, byteCount)
         if _slowPath(status != .RP_OK) { failSection(status.rawValue) }
+    }
+
+    /// The same read when `copiesOutsideEvaluation()` says no: between the section's begin and end
+    /// (``beginReadOutsideEvaluation()``, which traps inside another runtime's evaluation, reads for an async run,
+    /// applies waiting writes of observed properties and records a read Observation tracks).
+    @usableFromInline @inline(never)
+    final func readOutsideEvaluation(
+        copying source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, byteCount: Int
+    ) {
+        let ticket = beginReadOutsideEvaluation()
+        destination.copyMemory(from: source, byteCount: byteCount)
+        endRead(ticket)
     }
 
     /// Opens the engine's read section.
@@ -551,4 +567,19 @@ final class NodeExtras {
         if label == nil, isolation.isNone { return nil }
         return NodeExtras(label: label, isolation: isolation, scheduler: nil)
     }
+}
+
+/// What `RippleNode.readerRetention` says: whether the node's readers retain it and, for a derivation they retain,
+/// whether its compute is the common one (`Derivation.recomputeFromCallback`: nothing to prepare). The compute
+/// callback's fast path then tests this byte alone, where it tested the retention, the derivation trait and the
+/// derivation's `prepares` one after another.
+enum ReaderRetention: UInt8 {
+    /// Not retained by its readers (none, or only a ``values`` observer): a compute first takes a reference.
+    case none
+    /// Retained by its readers; any node.
+    case retained
+    /// Retained by its readers, and a ``Derivation`` with nothing to prepare (`prepares` false): its compute runs
+    /// `recompute` straight from the callback. Set by the derivation (its first compute once retained, and when
+    /// `prepares` clears), and kept in step with `prepares`.
+    case retainedDirectCompute
 }

@@ -63,7 +63,12 @@ extension Runtime {
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
                 // The reference taken is dropped by hand (`ripple_object_release`, mostly inline) rather than by a
                 // Swift reference going out of scope (a call to swift_release).
-                unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
+                // An `Effect` (the common run) runs its code from here; any other effect-kind node by a class call.
+                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.derivationOrEffect) }) {
+                    Effect.runFromCallback(data.unsafelyUnwrapped, host: host.unsafelyUnwrapped)
+                } else {
+                    unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
+                }
                 ripple_object_release(data.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
@@ -140,7 +145,7 @@ extension Runtime {
     private static func computeRetained(
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
     ) -> rp_status_t {
-        if node._withUnsafeGuaranteedRef({ $0.has(.derivation) }),
+        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
            Derivation.recomputeRetainedFromCallback(node.toOpaque(), host: host, changed: changed) {
             return .RP_OK
         }

@@ -128,8 +128,11 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// A ``Derivation``: the compute callback's general path may view it as one (`Runtime.computeRetained`).
-        static let derivation = Traits(rawValue: 1 << 28)
+        /// A ``Derivation`` or an ``Effect`` (final classes), which the engine's callbacks reach without a class
+        /// call: the compute callback, which only computed nodes reach, views such a node as a derivation
+        /// (`Runtime.computeRetained`); the run callback, which only effect-kind nodes reach, as an effect
+        /// (`Effect.runFromCallback`). One bit for both: a derivation is never run, an effect never computed.
+        static let derivationOrEffect = Traits(rawValue: 1 << 28)
         /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
         static let lineMask: UInt32 = (1 << 28) - 1
     }
@@ -208,10 +211,10 @@ public class RippleNode {
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
          ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
-         isDerivation: Bool = false) {
+         isDerivationOrEffect: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
-        if isDerivation { traits.insert(.derivation) }
+        if isDerivationOrEffect { traits.insert(.derivationOrEffect) }
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }

@@ -63,7 +63,12 @@ extension Runtime {
                 // The node's run enters and leaves the evaluation; a deinit the release triggers runs after it.
                 // The reference taken is dropped by hand (`ripple_object_release`, mostly inline) rather than by a
                 // Swift reference going out of scope (a call to swift_release).
-                unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
+                // An `Effect` (the common run) runs its code from here; any other effect-kind node by a class call.
+                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.derivationOrEffect) }) {
+                    Effect.runFromCallback(data.unsafelyUnwrapped, host: host.unsafelyUnwrapped)
+                } else {
+                    unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
+                }
                 ripple_object_release(data.unsafelyUnwrapped)
             },
             schedule: { _, _, handle, data in
@@ -130,14 +135,21 @@ extension Runtime {
     }
 
     /// The compute of a node its readers retain that `Derivation.recomputeFromCallback` did not make (an async
-    /// derivation, a derivation with something to prepare, or one whose runtime the thread does not mark as
-    /// evaluating yet): the node's own compute, through the class call. Out of line, so that the callback's common
-    /// path keeps no frame for it. The callback keeps nothing across it.
+    /// derivation, a derivation with something to prepare, one whose runtime the thread does not mark as
+    /// evaluating yet, or one not `.retainedDirectCompute` yet). A derivation's first compute since its readers
+    /// retained it, with nothing to prepare, runs its specialized code from here and makes the next ones take the
+    /// callback's common path (`Derivation.recomputeRetainedFromCallback`); any other compute is the node's own,
+    /// through the class call. Out of line, so that the callback's common path keeps no frame for it. The callback
+    /// keeps nothing across it.
     @inline(never)
     private static func computeRetained(
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
     ) -> rp_status_t {
-        node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+           Derivation.recomputeRetainedFromCallback(node.toOpaque(), host: host, changed: changed) {
+            return .RP_OK
+        }
+        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
     }
 
     /// The compute of a node its readers do not retain, whose deinit may have begun on another thread: a strong

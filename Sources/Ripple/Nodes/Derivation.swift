@@ -116,7 +116,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
         needsPreparing = extras != nil  // no reader yet: nothing to keep in step
-        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line)
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, isDerivationOrEffect: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
         // A final class's stored property without observers is accessed in place: this is `storage` itself.
@@ -342,6 +342,25 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // The callback checked `readerRetention` (`.retainedDirectCompute`): a derivation, with nothing to prepare.
         if _slowPath(!EvaluationThreadState.names(host)) { return false }
         return Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
+            changed.pointee = derivation.recompute(derivation)
+            return true
+        }
+    }
+
+    /// The compute of a derivation its readers retain that is not `.retainedDirectCompute` yet (the compute
+    /// callback's general path, `Runtime.computeRetained`, for a node with the `.derivationOrEffect` trait): when
+    /// it has nothing to prepare and the thread marks its runtime as evaluating, makes it `.retainedDirectCompute`
+    /// and runs `recompute` from here, as `recomputeFromCallback` does. Its first compute after it gained its
+    /// readers is then as short as the next ones (in a graph where each node recomputes once per change, it is the
+    /// only one): no class call to `compute(host:changed:)`. Returns false, having done nothing, otherwise.
+    /// The retention is set before the body runs: a cleanup the body registers sets `prepares`, which puts it back.
+    @inline(__always)
+    static func recomputeRetainedFromCallback(
+        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> Bool where Value == ErasedDerivationValue {
+        Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
+            if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
+            derivation.readerRetention = .retainedDirectCompute
             changed.pointee = derivation.recompute(derivation)
             return true
         }

@@ -133,7 +133,8 @@ public final class Effect: RippleNode, Subscriber {
             extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
         }
         super.init(
-            runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver)
+            runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver,
+            isDerivationOrEffect: true)
         createNode(kind)
     }
 
@@ -325,6 +326,20 @@ public final class Effect: RippleNode, Subscriber {
     /// costs one comparison. Otherwise (an effect's first run, inside its creation; a scheduled update)
     /// `runMarked(host:)` marks it around the run.
     override func run(host: UnsafeMutableRawPointer) {
+        runInline(host: host)
+    }
+
+    /// The engine's run callback's path for a node with the `.derivationOrEffect` trait (of the effect-kind nodes,
+    /// only an `Effect` has it): `run(host:)` inlined into the callback, instead of a class call and a frame of its
+    /// own on every run. `node` is the effect, which the callback holds a strong reference to.
+    @inline(__always)
+    static func runFromCallback(_ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer) {
+        Unmanaged<Effect>.fromOpaque(node)._withUnsafeGuaranteedRef { $0.runInline(host: host) }
+    }
+
+    /// The body of `run(host:)`.
+    @inline(__always)
+    private func runInline(host: UnsafeMutableRawPointer) {
         if _fastPath(EvaluationThreadState.names(host)) { return runEffect() }
         runMarked(host: host)
     }

@@ -128,6 +128,11 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
+        /// A ``Derivation`` or an ``Effect`` (final classes), which the engine's callbacks reach without a class
+        /// call: the compute callback, which only computed nodes reach, views such a node as a derivation
+        /// (`Runtime.computeRetained`); the run callback, which only effect-kind nodes reach, as an effect
+        /// (`Effect.runFromCallback`). One bit for both: a derivation is never run, an effect never computed.
+        static let derivationOrEffect = Traits(rawValue: 1 << 28)
         /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
         static let lineMask: UInt32 = (1 << 28) - 1
     }
@@ -205,9 +210,11 @@ public class RippleNode {
     /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
-         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false) {
+         ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
+         isDerivationOrEffect: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
+        if isDerivationOrEffect { traits.insert(.derivationOrEffect) }
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
@@ -579,7 +586,8 @@ enum ReaderRetention: UInt8 {
     /// Retained by its readers; any node.
     case retained
     /// Retained by its readers, and a ``Derivation`` with nothing to prepare (`prepares` false): its compute runs
-    /// `recompute` straight from the callback. Set by the derivation (its first compute once retained, and when
-    /// `prepares` clears), and kept in step with `prepares`.
+    /// `recompute` straight from the callback. Set by the derivation's first compute once retained (in
+    /// `Runtime.computeRetained`, or `compute(host:changed:)`) and when `prepares` clears, and kept in step with
+    /// `prepares`.
     case retainedDirectCompute
 }

@@ -213,7 +213,7 @@ static inline __attribute__((always_inline)) void shallow_propagate_as(rp_graph_
         mark_reader_changed(graph, slot, rec->subs[0], false);
     } else if (rec->nsubs != 0) {
         if (!untraced && __builtin_expect(graph->tracer != NULL, 0)) {
-            shallow_propagate_calling(graph, slot, rec);
+            mark_pending_readers_dirty_traced(graph, slot, rec);
         } else {
             mark_readers_changed_untraced(graph, slot, rec);
         }

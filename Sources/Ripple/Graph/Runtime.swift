@@ -245,10 +245,10 @@ public final class Runtime {
         return effect
     }
 
-    /// This runtime as the pointer stored in the thread-local evaluation slot.
-    @inline(__always)
-    var opaqueSelf: UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(self).toOpaque()
+    /// This runtime as the pointer stored in the thread-local evaluation slot. Usable from inlinable code: the
+    /// batch's begin and end and the write's "does this thread hold the graph" test, inlined into a write, use it.
+    @usableFromInline var opaqueSelf: UnsafeMutableRawPointer {
+        @inlinable @inline(__always) get { Unmanaged.passUnretained(self).toOpaque() }
     }
 }
 

@@ -188,7 +188,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         // A change hook needs the old value, which the assignment below would drop: only then the slow path.
         if _slowPath(state.pointee.changeHookCount != 0) { return storeReportingChange(next) }
         latest = next
-        announceWrite()
+        announceSourceWrite()
     }
 
     /// `store` while change hooks are installed: the write, then the change handed to every hook, while the
@@ -198,7 +198,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     func storeReportingChange(_ next: Value) {
         let old = latest
         latest = next
-        announceWrite()
+        announceSourceWrite()
         runtime.reportChange(AtomChange(atom: self, oldValue: old, newValue: next))
     }
 
@@ -233,12 +233,6 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         store(unsafeDowncast(captured, to: CapturedAtomValue<Value>.self).value)
     }
 
-    /// Tells the engine that `latest` was written. Called while the graph is held.
-    @inlinable @inline(__always)
-    func announceWrite() {
-        announceSourceWrite()
-    }
-
     override func commit() -> Bool {
         // One write since the last commit (the common case): a change, found by the write's own comparison (see
         // `store`); an in-place mutation: a change whatever equality says. Otherwise (several writes, or none that
@@ -263,7 +257,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     override func externalMutation() {
         exclusively {
             pendingWrites |= AtomPendingWrites.mutatedInPlace
-            announceWrite()
+            announceSourceWrite()
             // Mutated in place: the value before is gone, so the change shows the value after on both sides.
             if _slowPath(state.pointee.changeHookCount != 0) {
                 runtime.reportChange(AtomChange(atom: self, oldValue: latest, newValue: latest))

@@ -52,7 +52,7 @@ extension RippleNode {
     @inlinable @inline(__always)
     final var isEvaluatingOnThisThread: Bool {
         UInt(bitPattern: ripple_thread_state_evaluating())
-            == UInt(bitPattern: Unmanaged.passUnretained(unownedRuntime).toOpaque())
+            == UInt(bitPattern: unownedRuntime.opaqueSelf)
     }
 
     /// The engine's read of this node inside an evaluation of its runtime on this thread, which holds the graph
@@ -71,7 +71,7 @@ extension RippleNode {
     /// instructions more.
     @inlinable @inline(__always)
     final func threadHoldsGraph() -> Bool {
-        ripple_thread_state_holds(UnsafeRawPointer(Unmanaged.passUnretained(unownedRuntime).toOpaque()))
+        ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
     /// Tells the engine that a source's value was written (rp_source_set). Called while the graph is held. Inlined

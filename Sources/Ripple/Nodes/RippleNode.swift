@@ -114,7 +114,6 @@ public class RippleNode {
     /// sets it. Read while the graph is held.
     final var awaitsHandle: Bool { slotAndGeneration == 0 }
 
-
     /// Where the node was created (the line, see `fileID`) in the low bits, and the node's fixed traits in the high
     /// bits (`Traits`): one word with the handle's, without a byte per trait.
     private let lineAndTraits: UInt32

@@ -47,7 +47,7 @@ extension Runtime {
     func beginMarkedBatch() -> UnsafeMutableRawPointer? {
         beginBatch()
         let outer = ripple_thread_state_batching()
-        ripple_thread_state_set_batching(Unmanaged.passUnretained(self).toOpaque())
+        ripple_thread_state_set_batching(opaqueSelf)
         return outer
     }
 
@@ -95,7 +95,7 @@ extension Runtime {
         // evaluating it once here, the computes find the mark set and leave it alone (`EvaluationThreadState`).
         // Lifecycle hooks queued meanwhile wait for the mark to go, and run below.
         let outer = ripple_thread_state_evaluating()
-        ripple_thread_state_set_evaluating(Unmanaged.passUnretained(self).toOpaque())
+        ripple_thread_state_set_evaluating(opaqueSelf)
         let status = rp_batch_end(graph)
         ripple_thread_state_set_evaluating(outer)
         if _slowPath(status != .RP_OK) { failBatch(status, "ending a batch") }

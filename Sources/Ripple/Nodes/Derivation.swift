@@ -218,8 +218,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// ``value`` when `beginEvaluationRead()` did not read inside an evaluation. Outside evaluations of this
     /// runtime on this thread, a value whose type is plain bytes (`_isPOD`) is copied inside the engine's read
-    /// section, in the common case by one engine call (`copyOutsideEvaluation(copying:into:byteCount:)`, once
-    /// `copiesOutsideEvaluation()` says so); any other is loaded between
+    /// section, in the common case by one engine call once `copiesOutsideEvaluation()` says so: for a value of at
+    /// most 8 bytes, made from here and returned in a register (`copyWordOutsideEvaluation(copying:byteCount:)`),
+    /// with no stack canary; for a larger one, into a temporary (`copyOutsideEvaluation(copying:into:byteCount:)`).
+    /// Any other is loaded between
     /// the section's begin and end. A failed read inside an evaluation traps with its status. Specialized where the
     /// value type is known, out of line so that the common read stays short.
     @inlinable @inline(never)
@@ -227,6 +229,17 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         guard ticket == RippleNode.outsideEvaluationTicket else {
             endRead(ticket)  // a failed read inside an evaluation: traps with its status
             missingValue(ticket)
+        }
+        // Plain bytes that fit in a word (an `Int`, a `Double`, a `Bool`, a small enum): copied by one call that
+        // returns them in a register.
+        if _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size {
+            let word =
+                _fastPath(copiesOutsideEvaluation())
+                ? copyWordOutsideEvaluation(copying: UnsafeRawPointer(cached), byteCount: MemoryLayout<Value>.size)
+                : readWordInSection(copying: UnsafeRawPointer(cached), byteCount: MemoryLayout<Value>.size)
+            // A read that left no value never copied one: an internal error.
+            if _slowPath(!hasValue) { missingValue(RippleNode.heldByEvaluationTicket) }
+            return withUnsafeBytes(of: word) { $0.load(as: Value.self) }
         }
         if _isPOD(Value.self) {
             return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in

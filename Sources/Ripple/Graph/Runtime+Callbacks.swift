@@ -163,7 +163,15 @@ extension Runtime {
             changed.pointee = false
             return .RP_OK
         }
-        let status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        // A derivation (the only computed node with the trait) runs its specialized code from here when it can;
+        // any other compute is the node's own, through the class call.
+        let status: rp_status_t
+        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+           Derivation.recomputeUnretainedFromCallback(node.toOpaque(), host: host, changed: changed) {
+            status = .RP_OK
+        } else {
+            status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        }
         ripple_object_release(node.toOpaque())
         return status
     }

@@ -379,6 +379,27 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         }
     }
 
+    /// The compute of a derivation its readers do not retain (the compute callback's path for such a node,
+    /// `Runtime.computeUnlessDeinitializing`, which holds a strong reference meanwhile): when it has nothing to
+    /// prepare and the thread marks its runtime as evaluating, runs `recompute` from here, as
+    /// `recomputeFromCallback` does, instead of a class call to `compute(host:changed:)`: a derivation that
+    /// gains and loses its only reader by turns (unstable dependencies) takes this path on every compute. Leaves
+    /// the retention as `compute(host:changed:)` does: a reader that retained it during the compute makes it
+    /// `.retainedDirectCompute`. Returns false, having done nothing, otherwise.
+    @inline(__always)
+    static func recomputeUnretainedFromCallback(
+        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> Bool where Value == ErasedDerivationValue {
+        Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
+            if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
+            changed.pointee = derivation.recompute(derivation)
+            if derivation.readerRetention == .retained && !derivation.needsPreparing {
+                derivation.readerRetention = .retainedDirectCompute
+            }
+            return true
+        }
+    }
+
     /// Before a run of the body: checks where it runs (an isolated body), then runs the last run's cleanups.
     @inline(never)
     private func prepare() {

@@ -90,8 +90,7 @@ extension Runtime {
                 let runtime = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if _slowPath(runtime._withUnsafeGuaranteedRef { $0.state.pointee.valuesObserverRuns != 0 }),
-                   let reader = runtime._withUnsafeGuaranteedRef({ $0.evaluatingNode }), !reader.retainsItsSources,
-                   node._withUnsafeGuaranteedRef({ $0.declaredInstance == nil }) {
+                   Runtime.isGainedByValuesObserver(node, runtime: runtime) {
                     return
                 }
                 // A try-retain: a declaration's read (`DeclarationStore.read`) may reach a node whose deinit has
@@ -118,6 +117,18 @@ extension Runtime {
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
+    }
+
+    /// Whether the reader `node` just gained, in the `watched` callback while a values observer's body runs, is the
+    /// evaluating node and one that does not keep its sources alive (the observer behind a `values` sequence), and
+    /// `node` is not an instance of a declaration. Out of line: the engine call that asks for the evaluating node
+    /// takes the address of a local, which would cost every `watched` a stack canary and a frame.
+    @inline(never)
+    private static func isGainedByValuesObserver(_ node: Unmanaged<RippleNode>, runtime: Unmanaged<Runtime>) -> Bool {
+        guard let reader = runtime._withUnsafeGuaranteedRef({ $0.evaluatingNode }), !reader.retainsItsSources else {
+            return false
+        }
+        return node._withUnsafeGuaranteedRef { $0.declaredInstance == nil }
     }
 
     /// The effect-kind node `data` (the node `handle` names) for a scheduling, with a strong reference for the
@@ -163,7 +174,15 @@ extension Runtime {
             changed.pointee = false
             return .RP_OK
         }
-        let status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        // A derivation (the only computed node with the trait) runs its specialized code from here when it can;
+        // any other compute is the node's own, through the class call.
+        let status: rp_status_t
+        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+           Derivation.recomputeUnretainedFromCallback(node.toOpaque(), host: host, changed: changed) {
+            status = .RP_OK
+        } else {
+            status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        }
         ripple_object_release(node.toOpaque())
         return status
     }

@@ -140,12 +140,21 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             endRead(ticket)
             return value
         }
-        set {
+        @inline(__always) set {
             // `exclusively`, spelled out: the write inside a batch or a body (the common case) stores in the
-            // setter itself, without the call to a closure of its own.
-            if threadHoldsGraph() { return store(newValue) }
-            exclusivelyHoldingGraph { store(newValue) }
+            // setter itself, without the call to a closure of its own. Inlined into the writer: a write inside a
+            // batch is made in the batch's own code, where the thread-local marks the batch just set are known,
+            // without a call and a frame of its own; a write that may not hold the graph takes a call.
+            if _fastPath(threadHoldsGraph()) { return store(newValue) }
+            storeHoldingGraph(newValue)
         }
+    }
+
+    /// The write of ``value`` when this thread may not hold the graph yet: in a batch of its own (which runs the
+    /// effects the write made due before it returns). Out of line, so that the inlined setter stays short.
+    @inlinable @inline(never)
+    func storeHoldingGraph(_ newValue: Value) {
+        exclusivelyHoldingGraph { store(newValue) }
     }
 
     /// Reads and writes the value in one atomic step: `body` gets the current value to modify in place, and no

@@ -218,8 +218,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// ``value`` when `beginEvaluationRead()` did not read inside an evaluation. Outside evaluations of this
     /// runtime on this thread, a value whose type is plain bytes (`_isPOD`) is copied inside the engine's read
-    /// section, in the common case by one engine call (`copyOutsideEvaluation(copying:into:byteCount:)`, once
-    /// `copiesOutsideEvaluation()` says so); any other is loaded between
+    /// section, in the common case by one engine call once `copiesOutsideEvaluation()` says so: for a value of at
+    /// most 8 bytes, made from here and returned in a register (`copyWordOutsideEvaluation(copying:byteCount:)`),
+    /// with no stack canary; for a larger one, into a temporary (`copyOutsideEvaluation(copying:into:byteCount:)`).
+    /// Any other is loaded between
     /// the section's begin and end. A failed read inside an evaluation traps with its status. Specialized where the
     /// value type is known, out of line so that the common read stays short.
     @inlinable @inline(never)
@@ -227,6 +229,17 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         guard ticket == RippleNode.outsideEvaluationTicket else {
             endRead(ticket)  // a failed read inside an evaluation: traps with its status
             missingValue(ticket)
+        }
+        // Plain bytes that fit in a word (an `Int`, a `Double`, a `Bool`, a small enum): copied by one call that
+        // returns them in a register.
+        if _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size {
+            let word =
+                _fastPath(copiesOutsideEvaluation())
+                ? copyWordOutsideEvaluation(copying: UnsafeRawPointer(cached), byteCount: MemoryLayout<Value>.size)
+                : readWordInSection(copying: UnsafeRawPointer(cached), byteCount: MemoryLayout<Value>.size)
+            // A read that left no value never copied one: an internal error.
+            if _slowPath(!hasValue) { missingValue(RippleNode.heldByEvaluationTicket) }
+            return withUnsafeBytes(of: word) { $0.load(as: Value.self) }
         }
         if _isPOD(Value.self) {
             return withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
@@ -362,6 +375,27 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
             derivation.readerRetention = .retainedDirectCompute
             changed.pointee = derivation.recompute(derivation)
+            return true
+        }
+    }
+
+    /// The compute of a derivation its readers do not retain (the compute callback's path for such a node,
+    /// `Runtime.computeUnlessDeinitializing`, which holds a strong reference meanwhile): when it has nothing to
+    /// prepare and the thread marks its runtime as evaluating, runs `recompute` from here, as
+    /// `recomputeFromCallback` does, instead of a class call to `compute(host:changed:)`: a derivation that
+    /// gains and loses its only reader by turns (unstable dependencies) takes this path on every compute. Leaves
+    /// the retention as `compute(host:changed:)` does: a reader that retained it during the compute makes it
+    /// `.retainedDirectCompute`. Returns false, having done nothing, otherwise.
+    @inline(__always)
+    static func recomputeUnretainedFromCallback(
+        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    ) -> Bool where Value == ErasedDerivationValue {
+        Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
+            if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
+            changed.pointee = derivation.recompute(derivation)
+            if derivation.readerRetention == .retained && !derivation.needsPreparing {
+                derivation.readerRetention = .retainedDirectCompute
+            }
             return true
         }
     }

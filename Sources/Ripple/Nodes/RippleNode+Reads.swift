@@ -74,6 +74,19 @@ extension RippleNode {
         ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
+    /// A read outside evaluations of a value of plain bytes, `byteCount` (at most 8) at `source`, that only the
+    /// graph's computes and writes change, when `copiesOutsideEvaluation()` says so: the value's bytes, first in
+    /// the word returned. One engine call (rp_node_read_copy) through `ripple_read_copy_word`, which copies into a
+    /// word of its own and returns it in registers: the caller passes no address of a local and needs no stack
+    /// canary. Inlined into the caller (`Derivation.value(readingOutsideEvaluation:)`): the call to the engine is
+    /// made from there, without a frame of its own. Traps if the read fails.
+    @inlinable @inline(__always)
+    final func copyWordOutsideEvaluation(copying source: UnsafeRawPointer, byteCount: Int) -> UInt64 {
+        let copied = ripple_read_copy_word(graph, handle, source, byteCount)
+        if _slowPath(copied.status != 0) { failRead(UInt32(truncatingIfNeeded: copied.status)) }
+        return copied.word
+    }
+
     /// Tells the engine that a source's value was written (rp_source_set). Called while the graph is held. Inlined
     /// into an atom's write (`AtomObject.store`): one engine call, without a frame of its own; a failure traps
     /// out of line.

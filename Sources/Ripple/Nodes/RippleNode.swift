@@ -324,6 +324,18 @@ public class RippleNode {
         if _slowPath(status != .RP_OK) { failSection(status.rawValue) }
     }
 
+    /// `copyWordOutsideEvaluation(copying:byteCount:)` when `copiesOutsideEvaluation()` says no: the section's
+    /// read (`readOutsideEvaluation(copying:into:byteCount:)`), into a word. Out of line: the word's address would
+    /// cost the caller a stack canary.
+    @usableFromInline @inline(never)
+    final func readWordInSection(copying source: UnsafeRawPointer, byteCount: Int) -> UInt64 {
+        var word: UInt64 = 0
+        withUnsafeMutableBytes(of: &word) { bytes in
+            readOutsideEvaluation(copying: source, into: bytes.baseAddress.unsafelyUnwrapped, byteCount: byteCount)
+        }
+        return word
+    }
+
     /// The same read when `copiesOutsideEvaluation()` says no: between the section's begin and end
     /// (``beginReadOutsideEvaluation()``, which traps inside another runtime's evaluation, reads for an async run,
     /// applies waiting writes of observed properties and records a read Observation tracks).
@@ -349,6 +361,12 @@ public class RippleNode {
     @usableFromInline @inline(never)
     final func failWrite(_ status: UInt32) -> Never {
         runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "writing", node: self)
+    }
+
+    /// Traps for a read outside evaluations that failed with `status`, from inlinable code.
+    @usableFromInline @inline(never)
+    final func failRead(_ status: UInt32) -> Never {
+        failSection(status)
     }
 
     /// Traps for a read section that failed with `status`.

@@ -308,7 +308,8 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * frame up; a dependency that changed sends the walk straight up, recomputing
  * each reader in turn, until one comes out unchanged. */
 static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_t *graph, uint32_t root,
-                                                                       rp_node_rec_t *rec, bool tracing) {
+                                                                       rp_node_rec_t *rec, bool tracing,
+                                                                       bool outside) {
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     const size_t base = top;
@@ -415,7 +416,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
              * as a refresh in a run does (read_refreshing_in_run), so a
              * tracer that a compute installs is told from the next walk on. */
             status = tracing ? run_tracked_traced(graph, current, rec, &changed)
-                             : rp_run_tracked(graph, current, rec, &changed, false, false);
+                             : rp_run_tracked_as(graph, current, rec, &changed, false, false, outside);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
@@ -428,6 +429,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             if (changed && rec->nsubs > 1) shallow_propagate_calling(graph, current, rec);
             rp_frame_t frame = stack[--top];
             if (!changed) {
+                if (outside) rp_active_none(graph);
                 current = frame.node;
                 rec = frame.rec;
                 position = frame.position;
@@ -440,6 +442,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
         }
     }
 root_dirty:
+    if (outside) rp_active_none(graph);
     rec->flags &= (uint16_t)~RP_F_CHECKING;
     graph->stack_top = base;
     return (rp_check_t){true, RP_OK};
@@ -452,12 +455,21 @@ no_room:
 /* As for runs: a traced copy keeps causes and tells what it runs, the
  * untraced one pays one test for the whole walk. */
 static __attribute__((noinline)) rp_check_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
-    return check_dirty_as(graph, root, rec, true);
+    return check_dirty_as(graph, root, rec, true, false);
 }
 
+/* A walk for a read in a run (or in an untracked section): each of its runs
+ * makes the reader active again. */
+static __attribute__((noinline)) rp_check_t check_dirty_in_run(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
+    return check_dirty_as(graph, root, rec, false, false);
+}
+
+/* Walks outside runs (the flush's, a read's from the host) make none active
+ * once per loop of runs up a chain, not after each run. */
 rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec);
-    return check_dirty_as(graph, root, rec, false);
+    if (graph->active_and_untracked != rp_active_none_word()) return check_dirty_in_run(graph, root, rec);
+    return check_dirty_as(graph, root, rec, false, true);
 }
 
 /* Whether `rec` is a run in progress that began after stamp `since`. */

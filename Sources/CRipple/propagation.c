@@ -306,7 +306,10 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * call: most calls are recomputes, and most recomputes are followed by another
  * rather than by that test. A level the walk passes costs a frame down and a
  * frame up; a dependency that changed sends the walk straight up, recomputing
- * each reader in turn, until one comes out unchanged. */
+ * each reader in turn, until one comes out unchanged. `outside`: the caller
+ * has no run in progress and no untracked section open, so those runs leave
+ * each node active for the next and the walk makes none active once, when it
+ * leaves that loop (rp_run_tracked_as). */
 static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_t *graph, uint32_t root,
                                                                        rp_node_rec_t *rec, bool tracing,
                                                                        bool outside) {

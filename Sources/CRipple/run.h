@@ -30,11 +30,6 @@ static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *g
     return status;
 }
 
-/* Runs a compute or effect callback with `slot` as the tracked reader, inside
- * an implicit batch, unlinks what the run did not read again, and frees the
- * node if its disposal waited for the run. A node that a check walk found
- * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
- * stale marks). `effect`: the node is an effect (the callers know which). */
 /* graph->active_and_untracked with no node active and no untracked section
  * open (built as the union lays them out, whatever the byte order). No node
  * is active exactly when active_rec is NULL: they are set together. */
@@ -54,13 +49,18 @@ static inline void rp_active_none(rp_graph_t *graph) {
     graph->active_rec = NULL;
 }
 
-/* rp_run_tracked, or (`leave_active`) the same for a caller with no run in
- * progress and no untracked section open (a walk outside runs, recomputing a
- * chain of readers one after the other) that makes no call between two runs
- * that asks for the active reader: the node stays the active one when the run
- * returns, and the caller makes none active (rp_active_none) when it leaves
- * its loop of runs, not after each run. A failed run or a node freed leaves
- * none active first (they call the host). */
+/* Runs a compute or effect callback with `slot` as the tracked reader, inside
+ * an implicit batch, unlinks what the run did not read again, and frees the
+ * node if its disposal waited for the run. A node that a check walk found
+ * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
+ * stale marks). `effect`: the node is an effect (the callers know which).
+ * `leave_active`: for a caller with no run in progress and no untracked
+ * section open (a walk outside runs, recomputing a chain of readers one after
+ * the other) that makes no call between two runs that asks for the active
+ * reader: the node stays the active one when the run returns, and the caller
+ * makes none active (rp_active_none) when it leaves its loop of runs, not
+ * after each run. A failed run or a node freed makes none active first (they
+ * call the host). */
 static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_graph_t *graph, uint32_t slot,
                                                                            rp_node_rec_t *rec, bool *changed,
                                                                            bool tracing, bool effect,
@@ -131,6 +131,7 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_gr
     return RP_OK;
 }
 
+/* rp_run_tracked_as restoring the active reader after the run. */
 static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec, bool *changed,
                                                                         bool tracing, bool effect) {

@@ -889,11 +889,24 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
                                                                             rp_node_rec_t *rec, bool in_run,
                                                                             bool untraced) {
     uint32_t slot = node.slot;
-    rp_status_t status = refresh_record_as(graph, slot, rec, untraced);
-    if (status) return status;
-    /* Its own compute may have disposed it (the handle was valid before). */
-    if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
-        return RP_ESTALE;
+    rp_status_t status;
+    if (in_run && untraced && (rec->flags & RP_F_DIRTY) && rec->kind != RP_KIND_SOURCE) {
+        /* A DIRTY computed read in a run (a dependency after the first one
+         * that changed: the walk left it to the body): recomputed here. A
+         * run that disposed its node has freed it (run.h): then, and only
+         * then, the record is no longer live. */
+        bool changed;
+        status = rp_run_tracked(graph, slot, rec, &changed, false, false);
+        if (status) return status;
+        if (changed) shallow_propagate_as(graph, slot, rec, true);
+        if (__builtin_expect(!(rec->flags & RP_F_LIVE), 0)) return RP_ESTALE;
+    } else {
+        status = refresh_record_as(graph, slot, rec, untraced);
+        if (status) return status;
+        /* Its own compute may have disposed it (the handle was valid before). */
+        if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
+            return RP_ESTALE;
+        }
     }
     rp_node_rec_t *reader_rec = graph->active_rec;
     if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {

@@ -127,10 +127,63 @@ static void a_walk_under_an_untracked_section_keeps_it_open(void)
     th_done(&w);
 }
 
+/* in[0] plus one; with arg set, it disposes itself first. */
+static long disposing_plus(th_world_t *w, th_node_t *self)
+{
+    if (self->arg)
+        CHECK_ST(rp_node_dispose(w->g, self->h), RP_OK);
+    return th_read(w, self->in[0]) + 1;
+}
+
+/* What the read of in[1] by reading_both gave. */
+static rp_status_t second_read;
+
+/* in[0] plus in[1], reading them in that order; a failed read of in[1] counts
+ * as 0 and is noted in second_read. */
+static long reading_both(th_world_t *w, th_node_t *self)
+{
+    long v = th_read(w, self->in[0]);
+    second_read = rp_node_read(w->g, self->in[1]->h);
+    return second_read == RP_OK ? v + self->in[1]->value : v;
+}
+
+/* The walk recomputes the first dependency that changed and leaves the
+ * others to the body: the second is recomputed by the read in the body, and
+ * when its compute disposes it, that read says so. */
+static void a_dependency_recomputed_by_a_read_in_a_run(void)
+{
+    harness_begin("a_dependency_recomputed_by_a_read_in_a_run");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *c1 = th_computed(&w, "c1", disposing_plus, 0, a, NULL);
+    th_node_t *c2 = th_computed(&w, "c2", disposing_plus, 0, a, NULL);
+    th_node_t *sum = th_computed(&w, "sum", reading_both, 0, c1, c2);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, sum, NULL);
+    CHECK_EQ(e->value, 4);
+    CHECK_ST(second_read, RP_OK);
+    (void)th_take_log(&w);
+    CHECK_ST(th_write(&w, a, 2), RP_OK);
+    CHECK_STR(th_take_log(&w), "c1 sum c2 e");
+    CHECK_EQ(e->value, 6);
+    CHECK_ST(second_read, RP_OK);
+    check_nothing_active(&w);
+    c2->arg = 1;
+    CHECK_ST(th_write(&w, a, 3), RP_OK);
+    CHECK_STR(th_take_log(&w), "c1 sum c2 e");
+    CHECK_ST(second_read, RP_ESTALE);
+    CHECK_EQ(sum->value, 4);
+    CHECK_EQ(e->value, 4);
+    CHECK_EQ(c2->released, 1);
+    check_nothing_active(&w);
+    th_done(&w);
+}
+
 int main(void)
 {
     each_recompute_up_a_chain_is_the_active_node();
     an_unchanged_value_stops_the_chain_and_leaves_nothing_active();
     a_walk_under_an_untracked_section_keeps_it_open();
+    a_dependency_recomputed_by_a_read_in_a_run();
     return harness_finish();
 }

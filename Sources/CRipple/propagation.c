@@ -890,6 +890,8 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
                                                                             bool untraced) {
     uint32_t slot = node.slot;
     rp_status_t status;
+    /* In a run, the reader: the active node again once the refresh is done. */
+    rp_node_rec_t *run_reader_rec = in_run ? graph->active_rec : NULL;
     if (in_run && untraced && (rec->flags & RP_F_DIRTY) && rec->kind != RP_KIND_SOURCE) {
         /* A DIRTY computed read in a run (a dependency after the first one
          * that changed: the walk left it to the body): recomputed here. A
@@ -908,10 +910,12 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
             return RP_ESTALE;
         }
     }
-    rp_node_rec_t *reader_rec = graph->active_rec;
+    rp_node_rec_t *reader_rec = in_run ? run_reader_rec : graph->active_rec;
     if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {
+        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, graph->active))) {
+            return status;
+        }
         uint32_t reader = graph->active;
-        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
          * read was disposed): the reader got an out-of-date value and must
          * re-validate, and being marked keeps "stale implies readers marked". */

@@ -306,9 +306,13 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * call: most calls are recomputes, and most recomputes are followed by another
  * rather than by that test. A level the walk passes costs a frame down and a
  * frame up; a dependency that changed sends the walk straight up, recomputing
- * each reader in turn, until one comes out unchanged. */
+ * each reader in turn, until one comes out unchanged. `outside`: the caller
+ * has no run in progress and no untracked section open, so those runs leave
+ * each node active for the next and the walk makes none active once, when it
+ * leaves that loop (rp_run_tracked_as). */
 static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_t *graph, uint32_t root,
-                                                                       rp_node_rec_t *rec, bool tracing) {
+                                                                       rp_node_rec_t *rec, bool tracing,
+                                                                       bool outside) {
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     const size_t base = top;
@@ -415,7 +419,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
              * as a refresh in a run does (read_refreshing_in_run), so a
              * tracer that a compute installs is told from the next walk on. */
             status = tracing ? run_tracked_traced(graph, current, rec, &changed)
-                             : rp_run_tracked(graph, current, rec, &changed, false, false);
+                             : rp_run_tracked_as(graph, current, rec, &changed, false, false, outside);
         updated:
             stack = graph->stack;
             stamp = graph->stamp;
@@ -428,6 +432,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             if (changed && rec->nsubs > 1) shallow_propagate_calling(graph, current, rec);
             rp_frame_t frame = stack[--top];
             if (!changed) {
+                if (outside) rp_active_none(graph);
                 current = frame.node;
                 rec = frame.rec;
                 position = frame.position;
@@ -440,6 +445,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
         }
     }
 root_dirty:
+    if (outside) rp_active_none(graph);
     rec->flags &= (uint16_t)~RP_F_CHECKING;
     graph->stack_top = base;
     return (rp_check_t){true, RP_OK};
@@ -452,12 +458,21 @@ no_room:
 /* As for runs: a traced copy keeps causes and tells what it runs, the
  * untraced one pays one test for the whole walk. */
 static __attribute__((noinline)) rp_check_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
-    return check_dirty_as(graph, root, rec, true);
+    return check_dirty_as(graph, root, rec, true, false);
 }
 
+/* A walk for a read in a run (or in an untracked section): each of its runs
+ * makes the reader active again. */
+static __attribute__((noinline)) rp_check_t check_dirty_in_run(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
+    return check_dirty_as(graph, root, rec, false, false);
+}
+
+/* Walks outside runs (the flush's, a read's from the host) make none active
+ * once per loop of runs up a chain, not after each run. */
 rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec);
-    return check_dirty_as(graph, root, rec, false);
+    if (graph->active_and_untracked != rp_active_none_word()) return check_dirty_in_run(graph, root, rec);
+    return check_dirty_as(graph, root, rec, false, true);
 }
 
 /* Whether `rec` is a run in progress that began after stamp `since`. */
@@ -874,16 +889,33 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
                                                                             rp_node_rec_t *rec, bool in_run,
                                                                             bool untraced) {
     uint32_t slot = node.slot;
-    rp_status_t status = refresh_record_as(graph, slot, rec, untraced);
-    if (status) return status;
-    /* Its own compute may have disposed it (the handle was valid before). */
-    if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
-        return RP_ESTALE;
+    rp_status_t status;
+    /* In a run, the reader: the active node again once the refresh is done. */
+    rp_node_rec_t *run_reader_rec = in_run ? graph->active_rec : NULL;
+    if (in_run && untraced && (rec->flags & RP_F_DIRTY) && rec->kind != RP_KIND_SOURCE) {
+        /* A DIRTY computed read in a run (a dependency after the first one
+         * that changed: the walk left it to the body): recomputed here. A
+         * run that disposed its node has freed it (run.h): then, and only
+         * then, the record is no longer live. */
+        bool changed;
+        status = rp_run_tracked(graph, slot, rec, &changed, false, false);
+        if (status) return status;
+        if (changed) shallow_propagate_as(graph, slot, rec, true);
+        if (__builtin_expect(!(rec->flags & RP_F_LIVE), 0)) return RP_ESTALE;
+    } else {
+        status = refresh_record_as(graph, slot, rec, untraced);
+        if (status) return status;
+        /* Its own compute may have disposed it (the handle was valid before). */
+        if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
+            return RP_ESTALE;
+        }
     }
-    rp_node_rec_t *reader_rec = graph->active_rec;
+    rp_node_rec_t *reader_rec = in_run ? run_reader_rec : graph->active_rec;
     if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {
+        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, graph->active))) {
+            return status;
+        }
         uint32_t reader = graph->active;
-        if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, reader))) return status;
         /* Still stale after its compute (it wrote what it read, or a node it
          * read was disposed): the reader got an out-of-date value and must
          * re-validate, and being marked keeps "stale implies readers marked". */

@@ -30,14 +30,41 @@ static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *g
     return status;
 }
 
+/* graph->active_and_untracked with no node active and no untracked section
+ * open (built as the union lays them out, whatever the byte order). No node
+ * is active exactly when active_rec is NULL: they are set together. */
+static inline uint64_t rp_active_none_word(void) {
+    union {
+        struct {
+            uint32_t active, untracked_depth;
+        } parts;
+        uint64_t word;
+    } none = {.parts = {RP_NO_SLOT, 0}};
+    return none.word;
+}
+
+/* Makes no node the active one, with no untracked section open. */
+static inline void rp_active_none(rp_graph_t *graph) {
+    graph->active_and_untracked = rp_active_none_word();
+    graph->active_rec = NULL;
+}
+
 /* Runs a compute or effect callback with `slot` as the tracked reader, inside
  * an implicit batch, unlinks what the run did not read again, and frees the
  * node if its disposal waited for the run. A node that a check walk found
  * dirty on its way up leaves the walk here (RP_F_CHECKING cleared with the
- * stale marks). `effect`: the node is an effect (the callers know which). */
-static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph_t *graph, uint32_t slot,
-                                                                        rp_node_rec_t *rec, bool *changed,
-                                                                        bool tracing, bool effect) {
+ * stale marks). `effect`: the node is an effect (the callers know which).
+ * `leave_active`: for a caller with no run in progress and no untracked
+ * section open (a walk outside runs, recomputing a chain of readers one after
+ * the other) that makes no call between two runs that asks for the active
+ * reader: the node stays the active one when the run returns, and the caller
+ * makes none active (rp_active_none) when it leaves its loop of runs, not
+ * after each run. A failed run or a node freed makes none active first (they
+ * call the host). */
+static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_graph_t *graph, uint32_t slot,
+                                                                           rp_node_rec_t *rec, bool *changed,
+                                                                           bool tracing, bool effect,
+                                                                           bool leave_active) {
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
@@ -50,8 +77,8 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph
          * within the run that caused it (rp_graph_evaluating). */
         if (effect) rp_trace(graph, RP_TRACE_RUN, slot, cause, true);
     }
-    uint64_t parent = graph->active_and_untracked;
-    rp_node_rec_t *parent_rec = graph->active_rec;
+    uint64_t parent = leave_active ? 0 : graph->active_and_untracked;
+    rp_node_rec_t *parent_rec = leave_active ? NULL : graph->active_rec;
     /* The node becomes the active one with no untracked section open: both
      * in one store (built as the union lays them out, whatever the byte
      * order). */
@@ -78,11 +105,16 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph
         status = graph->callbacks.compute(graph->callbacks.host, graph, handle, rec->data, changed);
     }
 
-    graph->active_and_untracked = parent;
-    graph->active_rec = parent_rec;
+    if (!leave_active) {
+        graph->active_and_untracked = parent;
+        graph->active_rec = parent_rec;
+    }
     /* Out of line, and apart: a caller that tests the status again after an
      * inlined run knows it is RP_OK on this path. */
-    if (__builtin_expect(status != RP_OK, 0)) return rp_run_failed(graph, slot, rec, status);
+    if (__builtin_expect(status != RP_OK, 0)) {
+        if (leave_active) rp_active_none(graph);
+        return rp_run_failed(graph, slot, rec, status);
+    }
     if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
     if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
     uint16_t flags = rec->flags & (uint16_t)~RP_F_COMPUTING;
@@ -93,9 +125,17 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph
          * it had read): like a write during a walk, this keeps every node of
          * the walk in progress PENDING, so its readers re-validate it. */
         if (flags & RP_F_STALE) graph->write_epoch++;
+        if (leave_active && (flags & RP_F_DISPOSING)) rp_active_none(graph);
         rp_finish_run_if_disposing(graph, slot, flags);
     }
     return RP_OK;
+}
+
+/* rp_run_tracked_as restoring the active reader after the run. */
+static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph_t *graph, uint32_t slot,
+                                                                        rp_node_rec_t *rec, bool *changed,
+                                                                        bool tracing, bool effect) {
+    return rp_run_tracked_as(graph, slot, rec, changed, tracing, effect, false);
 }
 
 /* rp_run_effect inline, for the flush: without a tracer, the run itself. */

@@ -85,7 +85,7 @@ public final class Runtime {
     /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
     /// read checks it (one relaxed load) before looking for the run it may belong to, a task-local lookup that
     /// synchronous code should not pay for.
-    let asyncRunsInFlight: UnsafeMutablePointer<CLong>
+    @usableFromInline let asyncRunsInFlight: UnsafeMutablePointer<CLong>
 
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.
     @usableFromInline @exclusivity(unchecked) private(set) var graph: OpaquePointer

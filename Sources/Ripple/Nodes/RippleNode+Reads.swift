@@ -74,6 +74,20 @@ extension RippleNode {
         ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
+    /// Whether this thread holds the graph inside an explicit ``Runtime/batch(_:)`` of this node's runtime and
+    /// nothing else: no evaluation of any runtime on this thread, no write of an observed property waiting, no
+    /// async run in flight (whose reads a batch inside its task would belong to). There a read of an idle, up-to-date
+    /// source needs no read section: the batch holds the graph exclusively, and the engine's section would
+    /// only nest in it, find the node fresh and, in a batch, neither flush nor run anything. Inlined into the
+    /// atom's read outside evaluations (`AtomObject.valueOutsideEvaluation()`).
+    @inlinable @inline(__always)
+    final func threadHoldsGraphInOwnBatch() -> Bool {
+        UInt(bitPattern: ripple_thread_state_evaluating()) == 0
+            && UInt(bitPattern: ripple_thread_state_batching()) == UInt(bitPattern: unownedRuntime.opaqueSelf)
+            && ripple_pending_observed_writes_load() == 0
+            && ripple_counter_load(unownedRuntime.asyncRunsInFlight) == 0
+    }
+
     /// A read outside evaluations of a value of plain bytes, `byteCount` (at most 8) at `source`, that only the
     /// graph's computes and writes change, when `copiesOutsideEvaluation()` says so: the value's bytes, first in
     /// the word returned. One engine call (rp_node_read_copy) through `ripple_read_copy_word`, which copies into a

@@ -396,6 +396,14 @@ public class RippleNode {
         return beginSection()
     }
 
+    /// The part of ``beginReadOutsideEvaluation()`` that a read without a section still makes (an atom's read in its
+    /// runtime's batch, `AtomObject.valueOutsideEvaluation()`): inside `withObservationTracking`, Observation
+    /// records the read. The caller has made the other tests (`threadHoldsGraphInOwnBatch()`).
+    @usableFromInline @inline(never)
+    final func noteReadInOwnBatch() {
+        if _slowPath(ObservationProbe.isTracking(unownedRuntime.observationProbe)) { recordObservedRead() }
+    }
+
     /// Ends the read started by ``beginRead()``; when the read held the graph, runs the effects it made due.
     /// Inlined into the reader: a read inside an evaluation (the common case) ends with one comparison, and only
     /// a read that opened a section makes a call.

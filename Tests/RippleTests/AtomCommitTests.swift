@@ -64,4 +64,24 @@ import Testing
             #expect(computes.values == [10, 12, 10])
         }
     }
+
+    /// The value a tracer is told a write replaced, for a plain atom whose committed copy a later write makes: an
+    /// announced in-place mutation (`didMutate`) after two committed writes replaces the last committed value.
+    @Test func aTracedMutationOfAPlainAtomNamesTheLastCommittedValue() {
+        withIsolatedRuntime {
+            let runtime = Runtime.current
+            let count = atom(0, label: "count")
+            let log = Effect(label: "log") { _ = count.value }
+            count.value = 1
+            count.value = 2
+            let trace = CausalTrace()
+            runtime.startTracing(trace)
+            runtime.didMutate(count)
+            let writes = trace.events.filter { $0.kind == .write }
+            #expect(writes.map(\.previousValue) == ["2"])
+            #expect(writes.map(\.value) == ["2"])
+            runtime.stopTracing()
+            _ = log
+        }
+    }
 }

@@ -72,8 +72,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override var committedValueDescription: String? {
-        // Plain bytes, not written since the commit: `committed` is left from before (see there).
-        let value = _isPOD(Value.self) && pendingWrites == 0 ? latest : committed
+        // Plain bytes with no write stored since the commit: `committed` is left from before (see there), and
+        // `latest` is still the value readers saw (an in-place mutation, `didMutate`, leaves plain bytes as they were).
+        let value = _isPOD(Value.self) && pendingWrites & AtomPendingWrites.written == 0 ? latest : committed
         return (value as? any CustomStringConvertible)?.description
     }
 

@@ -276,6 +276,24 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     return RP_ELOOP;
 }
 
+/* Counts a run (or a recheck) of effect `rec` in this flush: false, counting
+ * nothing, when it has made `settle_bound` already. None yet when it last ran
+ * in an earlier flush, the common case, which the bound (at least 1) cannot
+ * stop: so one that reaches it has this flush's id already, as stop_loop
+ * expects. */
+static inline bool count_run(rp_graph_t *graph, rp_node_rec_t *rec) {
+    uint32_t flush_id = graph->flush_id;
+    if (__builtin_expect(rec->flush_id != flush_id, 1)) {
+        rec->flush_id = flush_id;
+        rec->flush_runs = 1;
+        return true;
+    }
+    uint32_t runs = rec->flush_runs;
+    if (runs >= graph->settle_bound) return false;
+    rec->flush_runs = runs + 1;
+    return true;
+}
+
 void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     rec->flags |= RP_F_SCHEDULED;
@@ -308,8 +326,8 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             if ((flags & RP_F_STALE) && !(flags & RP_F_SCHEDULED)) rp_schedule_deferred(graph, entry.slot);
             continue;
         }
-        bool run = (flags & RP_F_DIRTY) != 0;
-        if (!run && (flags & RP_F_PENDING)) {
+        if (!(flags & RP_F_DIRTY)) {
+            if (!(flags & RP_F_PENDING)) continue;
             rp_check_t check = refresh_effect(graph, entry.slot, rec);
             if (check.status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
@@ -317,27 +335,22 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                 result = check.status;
                 break;
             }
-            run = check.dirty != 0;
+            if (!check.dirty) {
+                /* Not dirty yet still PENDING: a compute wrote while the
+                 * walk checked it, so it checks again later in this flush,
+                 * counted like a run so that it cannot spin. */
+                if (!(rec->flags & RP_F_PENDING) || rec->generation != entry.generation) continue;
+                if (!count_run(graph, rec)) {
+                    result = stop_loop(graph, entry.slot);
+                    break;
+                }
+                rp_enqueue(graph, entry.slot);
+                continue;
+            }
         }
-        /* Not dirty yet still PENDING: a compute wrote while the walk checked
-         * it, so it checks again later in this flush, counted like a run so
-         * that it cannot spin. */
-        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
-        if (!run && !recheck) continue;
-        /* Its runs in this flush so far: none yet when it last ran in an
-         * earlier one. (The bound is at least 1, so one that reaches it has
-         * this flush's id already, as stop_loop expects.) */
-        uint32_t flush_id = graph->flush_id;
-        uint32_t runs = rec->flush_id == flush_id ? rec->flush_runs : 0;
-        if (runs >= graph->settle_bound) {
+        if (!count_run(graph, rec)) {
             result = stop_loop(graph, entry.slot);
             break;
-        }
-        rec->flush_id = flush_id;
-        rec->flush_runs = runs + 1;
-        if (recheck) {
-            rp_enqueue(graph, entry.slot);
-            continue;
         }
         rp_run_effect_inline(graph, entry.slot, rec);
     }

@@ -71,11 +71,11 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     const rp_edge_t *end = edge;
     if (rec->nsubs != 0) end += rec->nsubs;
     for (;;) {
-        while (edge != end) {
-            const rp_edge_t *link = edge++;
-            rp_node_rec_t *sub = link->rec;
+    visit:
+        for (; edge != end; edge++) {
+            rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
-            if (marked_already(link, sub, flags)) continue;
+            if (marked_already(edge, sub, flags)) continue;
             uint32_t nsubs = sub->nsubs;
             flags |= RP_F_PENDING;
             sub->flags = flags;
@@ -85,6 +85,7 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
              * effect, a node nobody reads or one marked already leaves
              * nothing on the stack (as under a source read by many
              * chains). */
+            const rp_edge_t *link = edge;
             while (nsubs == 1) {
                 link = sub->subs;
                 sub = link->rec;
@@ -100,14 +101,14 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
             }
             /* Descending from a node's last subscriber leaves nothing to
              * come back for. Only what the pop reads is stored. */
-            if (edge != end) {
-                stack[top].next = edge;
+            if (edge + 1 != end) {
+                stack[top].next = edge + 1;
                 stack[top].end = end;
                 top++;
             }
             edge = sub->subs;
             end = edge + nsubs;
-            continue;
+            goto visit;
         next_edge:;
         }
         if (top == base) return;

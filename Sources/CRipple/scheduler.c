@@ -394,15 +394,27 @@ static __attribute__((noinline)) rp_status_t batch_end_settling(rp_graph_t *grap
     return status;
 }
 
+/* rp_batch_end closing the outermost batch outside runs with effects queued
+ * and no `unwatched` waiting (the common case of a batch that wrote): what
+ * rp_settle_slow would test again is known. */
+static __attribute__((noinline)) rp_status_t batch_end_flushing(rp_graph_t *graph) {
+    rp_status_t status = rp_flush(graph);
+    /* The flush's effects may have left some unwatched. */
+    if (graph->unwatch_head != graph->unwatch_count) rp_deliver_unwatched(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
     if (!rp_exclusive_held(graph) || graph->batch_depth == 0) return RP_ESTATE;
-    graph->batch_depth--;
-    if (!rp_settle_needed(graph)) {
-        rp_exclusive_exit(graph);
-        return RP_OK;
-    }
-    return batch_end_settling(graph);
+    uint32_t depth = graph->batch_depth - 1;
+    graph->batch_depth = depth;
+    /* rp_settle_needed's cases, in its order, the flush apart. */
+    if (__builtin_expect(graph->unwatch_head != graph->unwatch_count, 0)) return batch_end_settling(graph);
+    if (depth == 0 && graph->active_rec == NULL && !rp_queue_empty(graph)) return batch_end_flushing(graph);
+    rp_exclusive_exit(graph);
+    return RP_OK;
 }
 
 /* Resolves an effect for a run or an update. */

@@ -426,9 +426,12 @@ static inline void rp_enqueue_marked(rp_graph_t *graph, uint32_t slot, rp_node_r
     if (count + later < graph->queue_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
         uint64_t order = rec->effect_order;
-        if (count == 0 || rp_ordered(graph, count - 1)->order < order) {
+        /* The entry it takes, and after it (one past the array's end when
+         * `ordered` is empty) the last one queued. */
+        rp_queued_t *entry = rp_ordered(graph, count);
+        if (count == 0 || entry[1].order < order) {
             rec->flags = flags | RP_F_QUEUED;
-            *rp_ordered(graph, count) = (rp_queued_t){order, slot, rec->generation};
+            *entry = (rp_queued_t){order, slot, rec->generation};
             graph->ordered_count = count + 1;
             return;
         }

@@ -352,7 +352,9 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             result = stop_loop(graph, entry.slot);
             break;
         }
-        rp_run_effect_inline(graph, entry.slot, rec);
+        /* Its entry's generation is its own still: a check that freed it
+         * found it clean. */
+        rp_run_effect_inline(graph, entry.slot, rec, entry.generation);
     }
     graph->flushing = false;
     return result;

@@ -214,18 +214,21 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
 }
 
 /* Takes the next effect into *entry, or says the queue is empty (false). The
- * common case, `ordered` alone, reads the queue's counts once. */
+ * common case, `ordered` alone, reads the queue's counts once, `ordered`
+ * first: its head is taken when `heap` is empty or comes later. */
 static inline bool pop_first(rp_graph_t *graph, rp_queued_t *entry) {
     size_t head = graph->ordered_head;
-    bool any_ordered = head < graph->ordered_count;
-    if (graph->heap_count == 0) {
-        if (!any_ordered) return false;
-    } else if (!any_ordered || !before(rp_ordered(graph, head), &graph->heap[0])) {
-        *entry = heap_pop(graph);
-        return true;
+    if (head < graph->ordered_count) {
+        const rp_queued_t *first = rp_ordered(graph, head);
+        if (__builtin_expect(graph->heap_count == 0, 1) || before(first, &graph->heap[0])) {
+            *entry = *first;
+            graph->ordered_head = head + 1;
+            return true;
+        }
+    } else if (graph->heap_count == 0) {
+        return false;
     }
-    *entry = *rp_ordered(graph, head);
-    graph->ordered_head = head + 1;
+    *entry = heap_pop(graph);
     return true;
 }
 

@@ -418,27 +418,35 @@ void rp_enqueue(rp_graph_t *graph, uint32_t slot);
 /* rp_enqueue's common cases inline, when the array has room and so nothing
  * to drop or move first: an effect `rec` (at `slot`) arriving in an empty
  * `ordered` or after the last one queued there in creation order appends to
- * it; outside a flush, any other appends to `heap`. */
-static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+ * it; outside a flush, any other appends to `heap`. `flags`: what its flags
+ * become, RP_F_QUEUED added here (a caller that marks it stores them once). */
+static inline void rp_enqueue_marked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, uint16_t flags) {
     size_t count = graph->ordered_count;
     size_t later = graph->heap_count;
     if (count + later < graph->queue_capacity) {
         if (count == graph->ordered_head) graph->ordered_head = count = 0;
         uint64_t order = rec->effect_order;
-        if (count == 0 || rp_ordered(graph, count - 1)->order < order) {
-            rec->flags |= RP_F_QUEUED;
-            *rp_ordered(graph, count) = (rp_queued_t){order, slot, rec->generation};
+        /* The entry it takes, and after it (one past the array's end when
+         * `ordered` is empty) the last one queued. */
+        rp_queued_t *entry = rp_ordered(graph, count);
+        if (count == 0 || entry[1].order < order) {
+            rec->flags = flags | RP_F_QUEUED;
+            *entry = (rp_queued_t){order, slot, rec->generation};
             graph->ordered_count = count + 1;
             return;
         }
         if (!graph->flushing) {
-            rec->flags |= RP_F_QUEUED;
+            rec->flags = flags | RP_F_QUEUED;
             graph->heap[later] = (rp_queued_t){order, slot, rec->generation};
             graph->heap_count = later + 1;
             return;
         }
     }
+    rec->flags = flags;
     rp_enqueue(graph, slot);
+}
+static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    rp_enqueue_marked(graph, slot, rec, rec->flags);
 }
 /* Hands a due deferred effect to its host's `schedule` (it stays stale until
  * the host's rp_effect_update). */

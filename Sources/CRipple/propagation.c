@@ -51,6 +51,11 @@ static inline bool marked_already(const rp_edge_t *edge, const rp_node_rec_t *su
     return (flags & (RP_F_STALE | RP_F_COMPUTING)) && ((flags & RP_F_STALE) || edge->mirror >= sub->cursor);
 }
 
+/* queue_if_effect for a node just marked, whose flags are now `flags`. */
+static inline void queue_marked_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, uint16_t flags) {
+    if (rec->kind == RP_KIND_EFFECT && !(flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_marked(graph, slot, rec, flags);
+}
+
 /* rp_propagate from the node whose record is `rec`. */
 static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     /* Frames hold only the next edge and the end of its array: nothing here
@@ -66,46 +71,46 @@ static void propagate_from(rp_graph_t *graph, rp_node_rec_t *rec) {
     const rp_edge_t *end = edge;
     if (rec->nsubs != 0) end += rec->nsubs;
     for (;;) {
-        while (edge != end) {
+    visit:
+        for (; edge != end; edge++) {
             rp_node_rec_t *sub = edge->rec;
             uint16_t flags = sub->flags;
-            if (marked_already(edge, sub, flags)) {
-                edge++;
-                continue;
-            }
-            sub->flags = flags | RP_F_PENDING;
+            if (marked_already(edge, sub, flags)) continue;
             uint32_t nsubs = sub->nsubs;
+            flags |= RP_F_PENDING;
+            sub->flags = flags;
+            /* Down a chain of nodes read by one other each (a derivation
+             * read by one derivation or effect, the common case), one edge
+             * at a time, `edge` and `end` kept: a chain that ends in an
+             * effect, a node nobody reads or one marked already leaves
+             * nothing on the stack (as under a source read by many
+             * chains). */
+            const rp_edge_t *link = edge;
+            while (nsubs == 1) {
+                link = sub->subs;
+                sub = link->rec;
+                flags = sub->flags;
+                if (marked_already(link, sub, flags)) goto next_edge;
+                flags |= RP_F_PENDING;
+                sub->flags = flags;
+                nsubs = sub->nsubs;
+            }
             if (nsubs == 0) {
-                queue_if_effect(graph, edge->node, sub); /* effects have no readers */
-                edge++;
+                queue_marked_if_effect(graph, link->node, sub, flags); /* effects have no readers */
                 continue;
             }
             /* Descending from a node's last subscriber leaves nothing to
              * come back for. Only what the pop reads is stored. */
-            if (++edge != end) {
-                stack[top].next = edge;
+            if (edge + 1 != end) {
+                stack[top].next = edge + 1;
                 stack[top].end = end;
                 top++;
             }
-            /* Down a chain of nodes read by one other each (a derivation
-             * read by one derivation or effect, the common case), one edge
-             * at a time: no array end to keep, nothing to come back for. */
-            while (nsubs == 1) {
-                edge = sub->subs;
-                sub = edge->rec;
-                flags = sub->flags;
-                if (marked_already(edge, sub, flags)) goto next;
-                sub->flags = flags | RP_F_PENDING;
-                nsubs = sub->nsubs;
-            }
-            if (nsubs == 0) {
-                queue_if_effect(graph, edge->node, sub);
-                goto next;
-            }
             edge = sub->subs;
             end = edge + nsubs;
+            goto visit;
+        next_edge:;
         }
-    next:
         if (top == base) return;
         top--;
         edge = stack[top].next;

@@ -61,10 +61,12 @@ static inline void rp_active_none(rp_graph_t *graph) {
  * makes none active (rp_active_none) when it leaves its loop of runs, not
  * after each run. A failed run or a node freed makes none active first (they
  * call the host). */
-static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_graph_t *graph, uint32_t slot,
-                                                                           rp_node_rec_t *rec, bool *changed,
-                                                                           bool tracing, bool effect,
-                                                                           bool leave_active) {
+static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_known(rp_graph_t *graph, uint32_t slot,
+                                                                              rp_node_rec_t *rec, bool *changed,
+                                                                              bool tracing, bool effect,
+                                                                              bool leave_active,
+                                                                              bool generation_known,
+                                                                              uint32_t generation) {
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
@@ -92,7 +94,7 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_gr
     graph->active_rec = rec;
 
     rp_status_t status = RP_OK;
-    rp_node_t handle = {slot, rec->generation, graph->tag};
+    rp_node_t handle = {slot, generation_known ? generation : rec->generation, graph->tag};
     if (effect) {
         graph->callbacks.run(graph->callbacks.host, graph, handle, rec->data);
     } else {
@@ -131,6 +133,14 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_gr
     return RP_OK;
 }
 
+/* rp_run_tracked_known loading the node's generation for its handle. */
+static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_as(rp_graph_t *graph, uint32_t slot,
+                                                                           rp_node_rec_t *rec, bool *changed,
+                                                                           bool tracing, bool effect,
+                                                                           bool leave_active) {
+    return rp_run_tracked_known(graph, slot, rec, changed, tracing, effect, leave_active, false, 0);
+}
+
 /* rp_run_tracked_as restoring the active reader after the run. */
 static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph_t *graph, uint32_t slot,
                                                                         rp_node_rec_t *rec, bool *changed,
@@ -138,15 +148,17 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked(rp_graph
     return rp_run_tracked_as(graph, slot, rec, changed, tracing, effect, false);
 }
 
-/* rp_run_effect inline, for the flush: without a tracer, the run itself. */
+/* rp_run_effect inline, for the flush: without a tracer, the run itself.
+ * `generation`: the effect's, which the flush has at hand in its queue
+ * entry, for the handle. */
 static inline __attribute__((always_inline)) void rp_run_effect_inline(rp_graph_t *graph, uint32_t slot,
-                                                                      rp_node_rec_t *rec) {
+                                                                      rp_node_rec_t *rec, uint32_t generation) {
     if (__builtin_expect(graph->tracer != NULL, 0)) {
         rp_run_effect(graph, slot, rec);
         return;
     }
     bool unused;
-    (void)rp_run_tracked(graph, slot, rec, &unused, false, true);
+    (void)rp_run_tracked_known(graph, slot, rec, &unused, false, true, false, true, generation);
 }
 
 #endif

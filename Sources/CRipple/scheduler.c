@@ -214,18 +214,21 @@ static void merge_queued_out_of_order(rp_graph_t *graph) {
 }
 
 /* Takes the next effect into *entry, or says the queue is empty (false). The
- * common case, `ordered` alone, reads the queue's counts once. */
+ * common case, `ordered` alone, reads the queue's counts once, `ordered`
+ * first: its head is taken when `heap` is empty or comes later. */
 static inline bool pop_first(rp_graph_t *graph, rp_queued_t *entry) {
     size_t head = graph->ordered_head;
-    bool any_ordered = head < graph->ordered_count;
-    if (graph->heap_count == 0) {
-        if (!any_ordered) return false;
-    } else if (!any_ordered || !before(rp_ordered(graph, head), &graph->heap[0])) {
-        *entry = heap_pop(graph);
-        return true;
+    if (head < graph->ordered_count) {
+        const rp_queued_t *first = rp_ordered(graph, head);
+        if (__builtin_expect(graph->heap_count == 0, 1) || before(first, &graph->heap[0])) {
+            *entry = *first;
+            graph->ordered_head = head + 1;
+            return true;
+        }
+    } else if (graph->heap_count == 0) {
+        return false;
     }
-    *entry = *rp_ordered(graph, head);
-    graph->ordered_head = head + 1;
+    *entry = heap_pop(graph);
     return true;
 }
 
@@ -276,6 +279,24 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     return RP_ELOOP;
 }
 
+/* Counts a run (or a recheck) of effect `rec` in this flush: false, counting
+ * nothing, when it has made `settle_bound` already. None yet when it last ran
+ * in an earlier flush, the common case, which the bound (at least 1) cannot
+ * stop: so one that reaches it has this flush's id already, as stop_loop
+ * expects. */
+static inline bool count_run(rp_graph_t *graph, rp_node_rec_t *rec) {
+    uint32_t flush_id = graph->flush_id;
+    if (__builtin_expect(rec->flush_id != flush_id, 1)) {
+        rec->flush_id = flush_id;
+        rec->flush_runs = 1;
+        return true;
+    }
+    uint32_t runs = rec->flush_runs;
+    if (runs >= graph->settle_bound) return false;
+    rec->flush_runs = runs + 1;
+    return true;
+}
+
 void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     rec->flags |= RP_F_SCHEDULED;
@@ -308,8 +329,8 @@ rp_status_t rp_flush(rp_graph_t *graph) {
             if ((flags & RP_F_STALE) && !(flags & RP_F_SCHEDULED)) rp_schedule_deferred(graph, entry.slot);
             continue;
         }
-        bool run = (flags & RP_F_DIRTY) != 0;
-        if (!run && (flags & RP_F_PENDING)) {
+        if (!(flags & RP_F_DIRTY)) {
+            if (!(flags & RP_F_PENDING)) continue;
             rp_check_t check = refresh_effect(graph, entry.slot, rec);
             if (check.status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
@@ -317,29 +338,26 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                 result = check.status;
                 break;
             }
-            run = check.dirty != 0;
+            if (!check.dirty) {
+                /* Not dirty yet still PENDING: a compute wrote while the
+                 * walk checked it, so it checks again later in this flush,
+                 * counted like a run so that it cannot spin. */
+                if (!(rec->flags & RP_F_PENDING) || rec->generation != entry.generation) continue;
+                if (!count_run(graph, rec)) {
+                    result = stop_loop(graph, entry.slot);
+                    break;
+                }
+                rp_enqueue(graph, entry.slot);
+                continue;
+            }
         }
-        /* Not dirty yet still PENDING: a compute wrote while the walk checked
-         * it, so it checks again later in this flush, counted like a run so
-         * that it cannot spin. */
-        bool recheck = !run && (rec->flags & RP_F_PENDING) && rec->generation == entry.generation;
-        if (!run && !recheck) continue;
-        /* Its runs in this flush so far: none yet when it last ran in an
-         * earlier one. (The bound is at least 1, so one that reaches it has
-         * this flush's id already, as stop_loop expects.) */
-        uint32_t flush_id = graph->flush_id;
-        uint32_t runs = rec->flush_id == flush_id ? rec->flush_runs : 0;
-        if (runs >= graph->settle_bound) {
+        if (!count_run(graph, rec)) {
             result = stop_loop(graph, entry.slot);
             break;
         }
-        rec->flush_id = flush_id;
-        rec->flush_runs = runs + 1;
-        if (recheck) {
-            rp_enqueue(graph, entry.slot);
-            continue;
-        }
-        rp_run_effect_inline(graph, entry.slot, rec);
+        /* Its entry's generation is its own still: a check that freed it
+         * found it clean. */
+        rp_run_effect_inline(graph, entry.slot, rec, entry.generation);
     }
     graph->flushing = false;
     return result;
@@ -381,15 +399,27 @@ static __attribute__((noinline)) rp_status_t batch_end_settling(rp_graph_t *grap
     return status;
 }
 
+/* rp_batch_end closing the outermost batch outside runs with effects queued
+ * and no `unwatched` waiting (the common case of a batch that wrote): what
+ * rp_settle_slow would test again is known. */
+static __attribute__((noinline)) rp_status_t batch_end_flushing(rp_graph_t *graph) {
+    rp_status_t status = rp_flush(graph);
+    /* The flush's effects may have left some unwatched. */
+    if (graph->unwatch_head != graph->unwatch_count) rp_deliver_unwatched(graph);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
     if (!rp_exclusive_held(graph) || graph->batch_depth == 0) return RP_ESTATE;
-    graph->batch_depth--;
-    if (!rp_settle_needed(graph)) {
-        rp_exclusive_exit(graph);
-        return RP_OK;
-    }
-    return batch_end_settling(graph);
+    uint32_t depth = graph->batch_depth - 1;
+    graph->batch_depth = depth;
+    /* rp_settle_needed's cases, in its order, the flush apart. */
+    if (__builtin_expect(graph->unwatch_head != graph->unwatch_count, 0)) return batch_end_settling(graph);
+    if (depth == 0 && graph->active_rec == NULL && !rp_queue_empty(graph)) return batch_end_flushing(graph);
+    rp_exclusive_exit(graph);
+    return RP_OK;
 }
 
 /* Resolves an effect for a run or an update. */

@@ -398,6 +398,20 @@ typedef struct rp_check {
 /* Re-validates the dependencies of PENDING `root`, whose record is `rec`. */
 rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec);
 
+/* The flush's walk of the effects at the head of its queue, after one it
+ * found clean: each, in turn, that the flush would walk next (rp_check_dirty
+ * for it), popped with its QUEUED mark cleared, while they come out clean.
+ * The answer is about the last: `rec` is its record with bit 0 set when it
+ * must run, and `entry` its slot, with its generation in the high half. No
+ * record: `entry` is a status, RP_OK when the walk took none, otherwise the
+ * failure of the last effect's walk (which is queued again, as the flush does
+ * with one whose walk fails). Records are 8-byte aligned: bit 0 is free. */
+typedef struct rp_chained {
+    uintptr_t rec;
+    uint64_t entry;
+} rp_chained_t;
+rp_chained_t rp_check_queued(rp_graph_t *graph);
+
 /* The same, with *dirty: it must recompute. */
 static inline rp_status_t rp_check_dirty(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec, bool *dirty) {
     rp_check_t check = rp_check_dirty_pair(graph, root, rec);

@@ -300,6 +300,28 @@ static void unwind(rp_graph_t *graph, size_t base, uint32_t current) {
 
 static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
 
+/* The record of the effect at the head of the flush's queue when the flush
+ * would walk it next (not deferred, PENDING and no more, its entry current),
+ * popped into *moved, its QUEUED mark cleared; otherwise NULL, taking
+ * nothing. */
+static inline rp_node_rec_t *take_next_effect(rp_graph_t *graph, rp_queued_t *moved) {
+    /* A tracer that a compute installed is told from the next walk on, as
+     * the flush's own walks test for one each. */
+    size_t head = graph->ordered_head;
+    if (head >= graph->ordered_count || graph->heap_count != 0 || graph->tracer != NULL) return NULL;
+    const rp_queued_t *next = rp_ordered(graph, head);
+    rp_node_rec_t *rec = rp_rec(graph, next->slot);
+    uint16_t flags = rec->flags;
+    if (rec->generation != next->generation ||
+        (flags & (RP_F_DEFERRED | RP_F_DIRTY | RP_F_PENDING)) != RP_F_PENDING) {
+        return NULL;
+    }
+    graph->ordered_head = head + 1;
+    *moved = *next;
+    rec->flags = flags & (uint16_t)~RP_F_QUEUED;
+    return rec;
+}
+
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * Says whether root itself must recompute, and a status. Root keeps
  * RP_F_CHECKING cleared and any deferred disposal for the caller to finish.
@@ -317,13 +339,13 @@ static rp_status_t report_cycle(rp_graph_t *graph, uint32_t slot);
  * leaves that loop (rp_run_tracked_as). */
 static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_t *graph, uint32_t root,
                                                                        rp_node_rec_t *rec, bool tracing,
-                                                                       bool outside) {
+                                                                       bool outside, rp_queued_t *moved) {
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top;
     const size_t base = top;
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
-    const uint64_t epoch = graph->write_epoch;
+    uint64_t epoch = graph->write_epoch;
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
@@ -397,6 +419,24 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             rec->flags = flags;
             if (top == base) {
                 graph->stack_top = base;
+                /* The flush's walk: an effect found clean and done with
+                 * (neither PENDING again nor disposing) is what the flush
+                 * would pass over. When the next queued effect is one it
+                 * would walk next, that walk starts here, saving the call
+                 * and the flush's turn (most effects under a node read by
+                 * many come out clean). *moved is the root it ends on. */
+                if (moved != NULL && !(flags & (RP_F_PENDING | RP_F_DISPOSING))) {
+                    rp_node_rec_t *next_rec = take_next_effect(graph, moved);
+                    if (next_rec != NULL) {
+                        current = moved->slot;
+                        rec = next_rec;
+                        position = 0;
+                        epoch = graph->write_epoch;
+                        /* The room for a frame is the root's, still kept. */
+                        rec->flags |= RP_F_CHECKING;
+                        continue;
+                    }
+                }
                 return (rp_check_t){false, RP_OK};
             }
             if ((flags & (RP_F_DISPOSING | RP_F_BUSY)) == RP_F_DISPOSING) {
@@ -463,13 +503,13 @@ no_room:
 /* As for runs: a traced copy keeps causes and tells what it runs, the
  * untraced one pays one test for the whole walk. */
 static __attribute__((noinline)) rp_check_t check_dirty_traced(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
-    return check_dirty_as(graph, root, rec, true, false);
+    return check_dirty_as(graph, root, rec, true, false, NULL);
 }
 
 /* A walk for a read in a run (or in an untracked section): each of its runs
  * makes the reader active again. */
 static __attribute__((noinline)) rp_check_t check_dirty_in_run(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
-    return check_dirty_as(graph, root, rec, false, false);
+    return check_dirty_as(graph, root, rec, false, false, NULL);
 }
 
 /* Walks outside runs (the flush's, a read's from the host) make none active
@@ -477,7 +517,24 @@ static __attribute__((noinline)) rp_check_t check_dirty_in_run(rp_graph_t *graph
 rp_check_t rp_check_dirty_pair(rp_graph_t *graph, uint32_t root, rp_node_rec_t *rec) {
     if (__builtin_expect(graph->tracer != NULL, 0)) return check_dirty_traced(graph, root, rec);
     if (graph->active_and_untracked != rp_active_none_word()) return check_dirty_in_run(graph, root, rec);
-    return check_dirty_as(graph, root, rec, false, true);
+    return check_dirty_as(graph, root, rec, false, true, NULL);
+}
+
+rp_chained_t rp_check_queued(rp_graph_t *graph) {
+    rp_queued_t moved;
+    rp_node_rec_t *rec;
+    if (graph->active_and_untracked != rp_active_none_word() || (rec = take_next_effect(graph, &moved)) == NULL) {
+        return (rp_chained_t){0, RP_OK};
+    }
+    rp_check_t check = check_dirty_as(graph, moved.slot, rec, false, true, &moved);
+    rec = rp_rec(graph, moved.slot);
+    if (check.status) {
+        /* It stays queued and marked, as the flush leaves an effect whose
+         * walk failed: the next flush retries it. */
+        if (rec->generation == moved.generation) rp_enqueue(graph, moved.slot);
+        return (rp_chained_t){0, check.status};
+    }
+    return (rp_chained_t){(uintptr_t)rec | (check.dirty != 0), moved.slot | (uint64_t)moved.generation << 32};
 }
 
 /* Whether `rec` is a run in progress that began after stamp `since`. */

@@ -332,6 +332,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
         if (!(flags & RP_F_DIRTY)) {
             if (!(flags & RP_F_PENDING)) continue;
             rp_check_t check = refresh_effect(graph, entry.slot, rec);
+        checked:
             if (check.status) {
                 /* It stays queued and marked, as after RP_ELOOP: the next flush retries it. */
                 if (rec->generation == entry.generation) rp_enqueue(graph, entry.slot);
@@ -342,7 +343,28 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                 /* Not dirty yet still PENDING: a compute wrote while the
                  * walk checked it, so it checks again later in this flush,
                  * counted like a run so that it cannot spin. */
-                if (!(rec->flags & RP_F_PENDING) || rec->generation != entry.generation) continue;
+                if (!(rec->flags & RP_F_PENDING) || rec->generation != entry.generation) {
+                    /* Done with. The queue's next effects, as long as they
+                     * come out clean too (as under a node read by many), are
+                     * walked in one call (no call when the queue is empty,
+                     * which is the test that ends this loop). */
+                    if (graph->ordered_head >= graph->ordered_count && graph->heap_count == 0) break;
+                    rp_chained_t chained = rp_check_queued(graph);
+                    if (chained.rec == 0) {
+                        if (chained.entry == RP_OK) continue;
+                        result = (rp_status_t)chained.entry;
+                        break;
+                    }
+                    rec = (rp_node_rec_t *)(chained.rec & ~(uintptr_t)1);
+                    entry.slot = (uint32_t)chained.entry;
+                    entry.generation = (uint32_t)(chained.entry >> 32);
+                    check = (rp_check_t){chained.rec & 1, RP_OK};
+                    if (__builtin_expect(rec->flags & RP_F_DISPOSING, 0)) {
+                        rp_node_finish_if_disposing(graph, entry.slot);
+                        check.dirty = 0;
+                    }
+                    goto checked;
+                }
                 if (!count_run(graph, rec)) {
                     result = stop_loop(graph, entry.slot);
                     break;

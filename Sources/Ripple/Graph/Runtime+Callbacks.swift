@@ -148,8 +148,9 @@ extension Runtime {
     /// The compute of a node its readers retain that `Derivation.recomputeFromCallback` did not make (an async
     /// derivation, a derivation with something to prepare, one whose runtime the thread does not mark as
     /// evaluating yet, or one not `.retainedDirectCompute` yet). A derivation's first compute since its readers
-    /// retained it, with nothing to prepare, runs its specialized code from here and makes the next ones take the
-    /// callback's common path (`Derivation.recomputeRetainedFromCallback`); any other compute is the node's own,
+    /// retained it, with nothing to prepare, runs its specialized code from here
+    /// (`Derivation.recomputeFromGeneralPath(_:host:changed:retained:)`) and makes the next ones take the callback's
+    /// common path (`Derivation.recomputeFromCallback`); any other compute is the node's own,
     /// through the class call. Out of line, so that the callback's common path keeps no frame for it. The callback
     /// keeps nothing across it.
     @inline(never)
@@ -157,7 +158,7 @@ extension Runtime {
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
     ) -> rp_status_t {
         if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
-           Derivation.recomputeRetainedFromCallback(node.toOpaque(), host: host, changed: changed) {
+           Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: true) {
             return .RP_OK
         }
         return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
@@ -178,7 +179,7 @@ extension Runtime {
         // any other compute is the node's own, through the class call.
         let status: rp_status_t
         if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
-           Derivation.recomputeUnretainedFromCallback(node.toOpaque(), host: host, changed: changed) {
+           Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: false) {
             status = .RP_OK
         } else {
             status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }

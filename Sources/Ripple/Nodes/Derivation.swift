@@ -360,40 +360,29 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         }
     }
 
-    /// The compute of a derivation its readers retain that is not `.retainedDirectCompute` yet (the compute
-    /// callback's general path, `Runtime.computeRetained`, for a node with the `.derivationOrEffect` trait): when
-    /// it has nothing to prepare and the thread marks its runtime as evaluating, makes it `.retainedDirectCompute`
-    /// and runs `recompute` from here, as `recomputeFromCallback` does. Its first compute after it gained its
-    /// readers is then as short as the next ones (in a graph where each node recomputes once per change, it is the
-    /// only one): no class call to `compute(host:changed:)`. Returns false, having done nothing, otherwise.
-    /// The retention is set before the body runs: a cleanup the body registers sets `prepares`, which puts it back.
+    /// The compute of a derivation from the compute callback's paths other than the direct one, when it has nothing
+    /// to prepare and the thread marks its runtime as evaluating: runs `recompute` from here, as
+    /// `recomputeFromCallback` does, instead of a class call to `compute(host:changed:)`. Returns false, having
+    /// done nothing, otherwise.
+    /// - `retained`: a derivation its readers retain that is not `.retainedDirectCompute` yet (the general path,
+    ///   `Runtime.computeRetained`, for a node with the `.derivationOrEffect` trait). It becomes
+    ///   `.retainedDirectCompute`, so that its first compute after it gained its readers is as short as the next
+    ///   ones (in a graph where each node recomputes once per change, it is the only one). The retention is set
+    ///   before the body runs: a cleanup the body registers sets `prepares`, which puts it back.
+    /// - Otherwise a derivation its readers do not retain (`Runtime.computeUnlessDeinitializing`, which holds a
+    ///   strong reference meanwhile): a derivation that gains and loses its only reader by turns (unstable
+    ///   dependencies) takes this path on every compute. The retention is left as `compute(host:changed:)` leaves
+    ///   it: a reader that retained it during the compute makes it `.retainedDirectCompute`.
     @inline(__always)
-    static func recomputeRetainedFromCallback(
-        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
+    static func recomputeFromGeneralPath(
+        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>,
+        retained: Bool
     ) -> Bool where Value == ErasedDerivationValue {
         Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
             if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
-            derivation.readerRetention = .retainedDirectCompute
+            if retained { derivation.readerRetention = .retainedDirectCompute }
             changed.pointee = derivation.recompute(derivation)
-            return true
-        }
-    }
-
-    /// The compute of a derivation its readers do not retain (the compute callback's path for such a node,
-    /// `Runtime.computeUnlessDeinitializing`, which holds a strong reference meanwhile): when it has nothing to
-    /// prepare and the thread marks its runtime as evaluating, runs `recompute` from here, as
-    /// `recomputeFromCallback` does, instead of a class call to `compute(host:changed:)`: a derivation that
-    /// gains and loses its only reader by turns (unstable dependencies) takes this path on every compute. Leaves
-    /// the retention as `compute(host:changed:)` does: a reader that retained it during the compute makes it
-    /// `.retainedDirectCompute`. Returns false, having done nothing, otherwise.
-    @inline(__always)
-    static func recomputeUnretainedFromCallback(
-        _ node: UnsafeMutableRawPointer, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
-    ) -> Bool where Value == ErasedDerivationValue {
-        Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
-            if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
-            changed.pointee = derivation.recompute(derivation)
-            if derivation.readerRetention == .retained && !derivation.needsPreparing {
+            if !retained && derivation.readerRetention == .retained && !derivation.needsPreparing {
                 derivation.readerRetention = .retainedDirectCompute
             }
             return true

@@ -179,11 +179,58 @@ static void a_dependency_recomputed_by_a_read_in_a_run(void)
     th_done(&w);
 }
 
+/* in[0] plus one; with arg set, it disposes in[1] (an effect) first. */
+static long disposing_other_plus(th_world_t *w, th_node_t *self)
+{
+    if (self->arg)
+        CHECK_ST(rp_node_dispose(w->g, self->in[1]->h), RP_OK);
+    return th_read(w, self->in[0]) + 1;
+}
+
+/* The flush walks the effects after one that came out clean in one call
+ * (rp_check_queued). When such a walk fails, the effect ends as the flush's
+ * own failed walks leave theirs: here, disposed by the failing compute during
+ * its walk, it is freed by the walk's unwinding, not left live and queued for
+ * the next flush; the write reports the failure, and the next write runs
+ * what is due. */
+static void a_failed_walk_after_a_clean_effect_frees_an_effect_it_disposed(void)
+{
+    harness_begin("a_failed_walk_after_a_clean_effect_frees_an_effect_it_disposed");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *c = th_computed(&w, "c", th_div, 10, a, NULL); /* 0 for a < 10 */
+    th_node_t *e1 = th_effect(&w, "e1", th_sum, 0, c, NULL);
+    th_node_t *d = th_computed(&w, "d", disposing_other_plus, 0, a, NULL);
+    th_node_t *e2 = th_effect(&w, "e2", th_sum, 0, d, NULL);
+    d->in[1] = e2;
+    CHECK_EQ(e2->value, 2);
+    (void)th_take_log(&w);
+    d->arg = 1;
+    d->inject = RP_ENOMEM;
+    CHECK_ST(th_write(&w, a, 2), RP_ENOMEM); /* e1 clean, then e2's walk fails in d */
+    CHECK_STR(th_take_log(&w), "c d");
+    CHECK_EQ(e1->runs, 1);
+    CHECK_EQ(e2->runs, 1);
+    CHECK_EQ(e2->released, 1);
+    rp_graph_stats_t stats;
+    CHECK_ST(rp_graph_stats(w.g, &stats), RP_OK);
+    CHECK_EQ(stats.live_nodes, 4); /* a, c, e1, d: e2's slot is free */
+    check_nothing_active(&w);
+    d->arg = 0;
+    d->inject = RP_OK;
+    CHECK_ST(th_write(&w, a, 3), RP_OK);
+    CHECK_STR(th_take_log(&w), "c");
+    CHECK_EQ(e1->runs, 1);
+    th_done(&w);
+}
+
 int main(void)
 {
     each_recompute_up_a_chain_is_the_active_node();
     an_unchanged_value_stops_the_chain_and_leaves_nothing_active();
     a_walk_under_an_untracked_section_keeps_it_open();
     a_dependency_recomputed_by_a_read_in_a_run();
+    a_failed_walk_after_a_clean_effect_frees_an_effect_it_disposed();
     return harness_finish();
 }

@@ -467,7 +467,7 @@ static inline void rp_enqueue_record(rp_graph_t *graph, uint32_t slot, rp_node_r
 void rp_schedule_deferred(rp_graph_t *graph, uint32_t slot);
 
 static inline bool rp_queue_empty(const rp_graph_t *graph) {
-    return graph->heap_count == 0 && graph->ordered_head == graph->ordered_count;
+    return graph->ordered_head == graph->ordered_count && graph->heap_count == 0;
 }
 /* Nothing for the end of a call outside runs to do (rp_settle): no effect
  * queued, no `unwatched` waiting to be delivered. */

@@ -37,9 +37,15 @@ static inline bool walk_room(rp_graph_t *graph, size_t top, rp_frame_t **stack) 
     return true;
 }
 
+/* Queues `rec` (at `slot`) if it is an effect not queued yet, its flags
+ * becoming `flags` (a caller that has just marked it stores them once). A
+ * scheduled deferred effect is taken up by the update its host will make. */
+static inline void queue_marked_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, uint16_t flags) {
+    if (rec->kind == RP_KIND_EFFECT && !(flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_marked(graph, slot, rec, flags);
+}
+
 static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
-    /* A scheduled deferred effect is taken up by the update its host will make. */
-    if (rec->kind == RP_KIND_EFFECT && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_record(graph, slot, rec);
+    queue_marked_if_effect(graph, slot, rec, rec->flags);
 }
 
 /* Whether a walk marking from a node passes over `sub`, its reader through
@@ -49,11 +55,6 @@ static inline void queue_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec
  * upstream does not re-run it). */
 static inline bool marked_already(const rp_edge_t *edge, const rp_node_rec_t *sub, uint16_t flags) {
     return (flags & (RP_F_STALE | RP_F_COMPUTING)) && ((flags & RP_F_STALE) || edge->mirror >= sub->cursor);
-}
-
-/* queue_if_effect for a node just marked, whose flags are now `flags`. */
-static inline void queue_marked_if_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, uint16_t flags) {
-    if (rec->kind == RP_KIND_EFFECT && !(flags & (RP_F_QUEUED | RP_F_SCHEDULED))) rp_enqueue_marked(graph, slot, rec, flags);
 }
 
 /* rp_propagate from the node whose record is `rec`. */

@@ -30,17 +30,22 @@ static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *g
     return status;
 }
 
-/* graph->active_and_untracked with no node active and no untracked section
- * open (built as the union lays them out, whatever the byte order). No node
- * is active exactly when active_rec is NULL: they are set together. */
-static inline uint64_t rp_active_none_word(void) {
+/* graph->active_and_untracked with `active` the active node and no untracked
+ * section open (built as the union lays them out, whatever the byte order). */
+static inline uint64_t rp_active_word(uint32_t active) {
     union {
         struct {
             uint32_t active, untracked_depth;
         } parts;
         uint64_t word;
-    } none = {.parts = {RP_NO_SLOT, 0}};
-    return none.word;
+    } both = {.parts = {active, 0}};
+    return both.word;
+}
+
+/* The same with no node active. No node is active exactly when active_rec is
+ * NULL: they are set together. */
+static inline uint64_t rp_active_none_word(void) {
+    return rp_active_word(RP_NO_SLOT);
 }
 
 /* Makes no node the active one, with no untracked section open. */
@@ -82,15 +87,8 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_known(rp
     uint64_t parent = leave_active ? 0 : graph->active_and_untracked;
     rp_node_rec_t *parent_rec = leave_active ? NULL : graph->active_rec;
     /* The node becomes the active one with no untracked section open: both
-     * in one store (built as the union lays them out, whatever the byte
-     * order). */
-    union {
-        struct {
-            uint32_t active, untracked_depth;
-        } parts;
-        uint64_t word;
-    } active = {.parts = {slot, 0}};
-    graph->active_and_untracked = active.word;
+     * in one store. */
+    graph->active_and_untracked = rp_active_word(slot);
     graph->active_rec = rec;
 
     rp_status_t status = RP_OK;

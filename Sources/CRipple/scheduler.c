@@ -232,16 +232,21 @@ static inline bool pop_first(rp_graph_t *graph, rp_queued_t *entry) {
     return true;
 }
 
-/* Re-validates PENDING effect `rec` (at `slot`): `dirty` says whether
- * something it read changed. Inline: the flush does this for most effects it
- * takes, and keeps both answers in registers. */
-static inline rp_check_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
-    rp_check_t check = rp_check_dirty_pair(graph, slot, rec);
+/* The end of effect `rec`'s (at `slot`) re-validation, which found `check`:
+ * an effect disposed meanwhile is freed, and does not run. */
+static inline rp_check_t effect_checked(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec, rp_check_t check) {
     if (__builtin_expect(rec->flags & RP_F_DISPOSING, 0)) {
         rp_node_finish_if_disposing(graph, slot);
         check.dirty = 0;
     }
     return check;
+}
+
+/* Re-validates PENDING effect `rec` (at `slot`): `dirty` says whether
+ * something it read changed. Inline: the flush does this for most effects it
+ * takes, and keeps both answers in registers. */
+static inline rp_check_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    return effect_checked(graph, slot, rec, rp_check_dirty_pair(graph, slot, rec));
 }
 
 /* The flush stopped at `looping`: name the effects that reached the bound.
@@ -348,7 +353,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                      * come out clean too (as under a node read by many), are
                      * walked in one call (no call when the queue is empty,
                      * which is the test that ends this loop). */
-                    if (graph->ordered_head >= graph->ordered_count && graph->heap_count == 0) break;
+                    if (rp_queue_empty(graph)) break;
                     rp_chained_t chained = rp_check_queued(graph);
                     if (chained.rec == 0) {
                         if (chained.entry == RP_OK) continue;
@@ -358,11 +363,7 @@ rp_status_t rp_flush(rp_graph_t *graph) {
                     rec = (rp_node_rec_t *)(chained.rec & ~(uintptr_t)1);
                     entry.slot = (uint32_t)chained.entry;
                     entry.generation = (uint32_t)(chained.entry >> 32);
-                    check = (rp_check_t){chained.rec & 1, RP_OK};
-                    if (__builtin_expect(rec->flags & RP_F_DISPOSING, 0)) {
-                        rp_node_finish_if_disposing(graph, entry.slot);
-                        check.dirty = 0;
-                    }
+                    check = effect_checked(graph, entry.slot, rec, (rp_check_t){chained.rec & 1, RP_OK});
                     goto checked;
                 }
                 if (!count_run(graph, rec)) {

@@ -598,6 +598,19 @@ static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uin
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
+/* Recomputes DIRTY computed node `slot`, whose record is `rec`, and tells its
+ * readers when it changed. `untraced`: the caller knows that no tracer is
+ * installed. */
+static inline __attribute__((always_inline)) rp_status_t recompute_telling(rp_graph_t *graph, uint32_t slot,
+                                                                           rp_node_rec_t *rec, bool untraced) {
+    bool changed; /* set by the recompute */
+    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
+                                  : recompute_inline(graph, slot, rec, &changed);
+    if (status) return status;
+    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
+    return RP_OK;
+}
+
 /* rp_refresh for a caller that has the record. `untraced`: the caller knows
  * that no tracer is installed, and so tests for none again. */
 static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_graph_t *graph, uint32_t slot,
@@ -626,12 +639,7 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_gr
         }
         if (!dirty) return RP_OK;
     }
-    bool changed; /* set by the recompute */
-    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
-                                  : recompute_inline(graph, slot, rec, &changed);
-    if (status) return status;
-    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
-    return RP_OK;
+    return recompute_telling(graph, slot, rec, untraced);
 }
 
 static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,
@@ -960,10 +968,8 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
          * that changed: the walk left it to the body): recomputed here. A
          * run that disposed its node has freed it (run.h): then, and only
          * then, the record is no longer live. */
-        bool changed;
-        status = rp_run_tracked(graph, slot, rec, &changed, false, false);
+        status = recompute_telling(graph, slot, rec, true);
         if (status) return status;
-        if (changed) shallow_propagate_as(graph, slot, rec, true);
         if (__builtin_expect(!(rec->flags & RP_F_LIVE), 0)) return RP_ESTALE;
     } else {
         status = refresh_record_as(graph, slot, rec, untraced);

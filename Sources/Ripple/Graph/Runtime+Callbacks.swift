@@ -157,11 +157,7 @@ extension Runtime {
     private static func computeRetained(
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>
     ) -> rp_status_t {
-        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
-           Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: true) {
-            return .RP_OK
-        }
-        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
+        computeOnGeneralPath(node, host: host, changed: changed, retained: true)
     }
 
     /// The compute of a node its readers do not retain, whose deinit may have begun on another thread: a strong
@@ -175,16 +171,24 @@ extension Runtime {
             changed.pointee = false
             return .RP_OK
         }
-        // A derivation (the only computed node with the trait) runs its specialized code from here when it can;
-        // any other compute is the node's own, through the class call.
-        let status: rp_status_t
-        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
-           Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: false) {
-            status = .RP_OK
-        } else {
-            status = node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
-        }
+        let status = computeOnGeneralPath(node, host: host, changed: changed, retained: false)
         ripple_object_release(node.toOpaque())
         return status
+    }
+
+    /// A compute the callback's common path did not make, for a node its readers retain (`retained`) or not: a
+    /// derivation (the only computed node with the `.derivationOrEffect` trait) runs its specialized code from here
+    /// when it can (`Derivation.recomputeFromGeneralPath(_:host:changed:retained:)`); any other compute is the
+    /// node's own, through the class call.
+    @inline(__always)
+    private static func computeOnGeneralPath(
+        _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>,
+        retained: Bool
+    ) -> rp_status_t {
+        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+           Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: retained) {
+            return .RP_OK
+        }
+        return node._withUnsafeGuaranteedRef { $0.compute(host: host, changed: changed) }
     }
 }

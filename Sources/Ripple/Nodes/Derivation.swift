@@ -328,9 +328,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             if _slowPath(prepares) { prepare() }
             return recompute(self)
         }
-        // A compute the callback's common path did not make. If the readers retain the derivation and it has
-        // nothing to prepare, the next compute takes that path (the watched callback leaves this to here).
-        if readerRetention == .retained && !needsPreparing { readerRetention = .retainedDirectCompute }
+        // A compute the callback's common path did not make (the watched callback leaves this to here).
+        takeCommonComputePathIfRetained()
         return .RP_OK
     }
 
@@ -382,11 +381,16 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
             if retained { derivation.readerRetention = .retainedDirectCompute }
             changed.pointee = derivation.recompute(derivation)
-            if !retained && derivation.readerRetention == .retained && !derivation.needsPreparing {
-                derivation.readerRetention = .retainedDirectCompute
-            }
+            if !retained { derivation.takeCommonComputePathIfRetained() }
             return true
         }
+    }
+
+    /// After a compute off the callback's common path: if the readers retain the derivation and it has nothing to
+    /// prepare, the next compute takes that path (`.retainedDirectCompute`).
+    @inline(__always)
+    private func takeCommonComputePathIfRetained() {
+        if readerRetention == .retained && !needsPreparing { readerRetention = .retainedDirectCompute }
     }
 
     /// Before a run of the body: checks where it runs (an isolated body), then runs the last run's cleanups.

@@ -74,18 +74,27 @@ extension RippleNode {
         ripple_thread_state_holds(unownedRuntime.opaqueSelf)
     }
 
+    /// Whether a read outside evaluations of this runtime needs none of the cases `beginReadOutsideEvaluation()`
+    /// handles besides Observation's: no evaluation of any runtime on this thread (inside another's, a read
+    /// traps), no async run of this runtime in flight (which may be the reader), no write of an observed property
+    /// waiting (to apply first).
+    @inlinable @inline(__always)
+    final var readsOutsideEvaluationPlainly: Bool {
+        UInt(bitPattern: ripple_thread_state_evaluating()) == 0
+            && ripple_counter_load(unownedRuntime.asyncRunsInFlight) == 0
+            && ripple_pending_observed_writes_load() == 0
+    }
+
     /// Whether this thread holds the graph inside an explicit ``Runtime/batch(_:)`` of this node's runtime and
-    /// nothing else: no evaluation of any runtime on this thread, no write of an observed property waiting, no
-    /// async run in flight (whose reads a batch inside its task would belong to). There a read of an idle, up-to-date
-    /// source needs no read section: the batch holds the graph exclusively, and the engine's section would
-    /// only nest in it, find the node fresh and, in a batch, neither flush nor run anything. Inlined into the
-    /// atom's read outside evaluations (`AtomObject.valueOutsideEvaluation()`).
+    /// reads plainly there (`readsOutsideEvaluationPlainly`; an async run in flight is excluded because a batch
+    /// inside its task would belong to it). There a read of an idle, up-to-date source needs no read section: the
+    /// batch holds the graph exclusively, and the engine's section would only nest in it, find the node fresh and,
+    /// in a batch, neither flush nor run anything. Inlined into the atom's read outside evaluations
+    /// (`AtomObject.valueOutsideEvaluation()`).
     @inlinable @inline(__always)
     final func threadHoldsGraphInOwnBatch() -> Bool {
-        UInt(bitPattern: ripple_thread_state_evaluating()) == 0
-            && UInt(bitPattern: ripple_thread_state_batching()) == UInt(bitPattern: unownedRuntime.opaqueSelf)
-            && ripple_pending_observed_writes_load() == 0
-            && ripple_counter_load(unownedRuntime.asyncRunsInFlight) == 0
+        UInt(bitPattern: ripple_thread_state_batching()) == UInt(bitPattern: unownedRuntime.opaqueSelf)
+            && readsOutsideEvaluationPlainly
     }
 
     /// A read outside evaluations of a value of plain bytes, `byteCount` (at most 8) at `source`, that only the

@@ -303,12 +303,7 @@ public class RippleNode {
     /// makes the copy's arguments: nothing of them is kept across the probe's call into Observation.
     @usableFromInline @inline(never)
     final func copiesOutsideEvaluation() -> Bool {
-        if _slowPath(
-            EvaluationThreadState.innermost != nil || ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0
-                || PendingObservedWrites.arePending)
-        {
-            return false
-        }
+        if _slowPath(!readsOutsideEvaluationPlainly) { return false }
         return !ObservationProbe.isTracking(unownedRuntime.observationProbe)
     }
 

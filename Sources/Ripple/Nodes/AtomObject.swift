@@ -36,9 +36,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @usableFromInline @exclusivity(unchecked) var latest: Value
     /// The value readers saw at the last commit: a write counts as a change only if it differs from this one,
     /// so a value written and written back before anyone re-validates is no change. For a value of plain bytes
-    /// (`_isPOD`), up to date only while `pendingWrites` is not 0: the commit leaves it, and the first write after
-    /// it copies `latest` here (`store`), where the value's type is known, instead of the commit's copy through
-    /// the value witness table in generic code. (A value with references is copied by the commit, so that the
+    /// (`_isPOD`), up to date only once a write was stored since the commit (`committedIsCurrent`): the commit
+    /// leaves it, and the first write after it copies `latest` here (`store`), where the value's type is known,
+    /// instead of the commit's copy through the value witness table in generic code. (A value with references is copied by the commit, so that the
     /// value before a write is not kept alive until the next one.) Usable from inlinable code for that.
     @usableFromInline @exclusivity(unchecked) var committed: Value
     /// The value the atom was created with: what ``reset()`` writes back.
@@ -71,10 +71,16 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         (latest as? any CustomStringConvertible)?.description
     }
 
+    /// Whether `committed` holds the value readers saw at the last commit: always for a value with references; for
+    /// plain bytes, once a write was stored since the commit (the first one copies it, `store`). Until then
+    /// `latest` is that value (an in-place mutation, `didMutate`, leaves plain bytes as they were).
+    @inlinable @inline(__always)
+    var committedIsCurrent: Bool {
+        !_isPOD(Value.self) || pendingWrites & AtomPendingWrites.written != 0
+    }
+
     override var committedValueDescription: String? {
-        // Plain bytes with no write stored since the commit: `committed` is left from before (see there), and
-        // `latest` is still the value readers saw (an in-place mutation, `didMutate`, leaves plain bytes as they were).
-        let value = _isPOD(Value.self) && pendingWrites & AtomPendingWrites.written == 0 ? latest : committed
+        let value = committedIsCurrent ? committed : latest
         return (value as? any CustomStringConvertible)?.description
     }
 
@@ -220,7 +226,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         if equals(latest, next) { return }
         // Plain bytes: the first write since the commit brings `committed` up to date (see there); specialized,
         // a load and a store.
-        if _isPOD(Value.self) && pendingWrites == 0 { committed = latest }
+        if !committedIsCurrent { committed = latest }
         // The first write since the commit differs from `latest`, which equals `committed` then: a change the commit
         // need not compare again. A second one may write the committed value back: the commit compares. (`written`
         // on each write; `writtenAgain`, the next bit, once `written` is set already: no branch.)
@@ -285,7 +291,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             if !_isPOD(Value.self) { committed = latest }
             return true
         }
-        return commitComparingValues(pending)
+        return commitComparingValues()
     }
 
     /// The commit after several writes, or none that this object saw: compares the value readers saw with the
@@ -293,10 +299,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// both values into temporaries first. `equals` must not touch the graph, so nothing writes them while it
     /// runs.
     @inline(never)
-    private func commitComparingValues(_ pending: UInt8) -> Bool {
-        // No write seen: `committed` of plain bytes is left from before (see there), and `latest` is the value
-        // readers saw.
-        if pending == 0 { committed = latest }
+    private func commitComparingValues() -> Bool {
+        if !committedIsCurrent { committed = latest }
         let changed = !AtomObject.compare(&committed, &latest, by: equals)
         pendingWrites = 0
         committed = latest

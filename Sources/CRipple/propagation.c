@@ -323,6 +323,12 @@ static inline rp_node_rec_t *take_next_effect(rp_graph_t *graph, rp_queued_t *mo
     return rec;
 }
 
+/* The flags a node that a walk found unchanged keeps: all but RP_F_CHECKING
+ * and, unless a write was made since `epoch`, RP_F_PENDING. */
+static inline uint16_t rp_keep_after_walk(const rp_graph_t *graph, uint64_t epoch) {
+    return graph->write_epoch == epoch ? (uint16_t)~(RP_F_CHECKING | RP_F_PENDING) : (uint16_t)~RP_F_CHECKING;
+}
+
 /* Re-validates the dependencies of PENDING `root`, in read order, depth first.
  * Says whether root itself must recompute, and a status. Root keeps
  * RP_F_CHECKING cleared and any deferred disposal for the caller to finish.
@@ -347,6 +353,12 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
     /* A write made by a compute during the walk may mark nodes the walk has
      * already passed: then none of them loses its PENDING mark. */
     uint64_t epoch = graph->write_epoch;
+    /* What a node found unchanged keeps of its flags: PENDING goes unless a
+     * write was made since the walk began. Only a call can make one, so it is
+     * set again after the calls a node passed back up can follow (a run or a
+     * commit that left its node unchanged, a disposal finished), not tested
+     * at each level. */
+    uint16_t keep = (uint16_t)~(RP_F_CHECKING | RP_F_PENDING);
     uint64_t stamp = graph->stamp;
     uint32_t current = root;
     uint32_t position = 0;
@@ -411,12 +423,10 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
         {
             /* Every dependency of `current` is unchanged. A write made by a
              * nested compute may have marked it. */
-            uint16_t flags = rec->flags & (uint16_t)~RP_F_CHECKING;
-            if (flags & RP_F_DIRTY) {
-                rec->flags = flags;
-                goto recompute;
-            }
-            if (graph->write_epoch == epoch) flags &= (uint16_t)~RP_F_PENDING;
+            uint16_t flags = rec->flags;
+            /* Its run clears RP_F_CHECKING (root_dirty for the root). */
+            if (flags & RP_F_DIRTY) goto recompute;
+            flags &= keep;
             rec->flags = flags;
             if (top == base) {
                 graph->stack_top = base;
@@ -433,6 +443,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
                         rec = next_rec;
                         position = 0;
                         epoch = graph->write_epoch;
+                        keep = (uint16_t)~(RP_F_CHECKING | RP_F_PENDING);
                         /* The room for a frame is the root's, still kept. */
                         rec->flags |= RP_F_CHECKING;
                         continue;
@@ -445,6 +456,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
                 rp_node_free(graph, current);
                 stack = graph->stack;
                 stamp = graph->stamp;
+                keep = rp_keep_after_walk(graph, epoch);
             }
             rp_frame_t frame = stack[--top];
             current = frame.node;
@@ -479,6 +491,7 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             rp_frame_t frame = stack[--top];
             if (!changed) {
                 if (outside) rp_active_none(graph);
+                keep = rp_keep_after_walk(graph, epoch);
                 current = frame.node;
                 rec = frame.rec;
                 position = frame.position;

@@ -610,6 +610,7 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node);
 static inline bool read_confirmed(rp_node_rec_t *reader, rp_node_rec_t *rec, uint32_t slot);
 static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
+static rp_status_t read_recomputing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
 /* Recomputes DIRTY computed node `slot`, whose record is `rec`, and tells its
  * readers when it changed. `untraced`: the caller knows that no tracer is
@@ -745,9 +746,14 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
         }
         /* Stale: brought up to date first (the first evaluation of a node
          * whose readers were not re-validated, as when reading it starts its
-         * walk). The edge proves the handle valid and the node readable. */
+         * walk). The edge proves the handle valid and the node readable.
+         * The common case, a DIRTY derivation read without a tracer, has a
+         * function of its own, and the flags are at hand here to tell it. */
         if ((rec->flags & (RP_F_DISPOSING | RP_F_BUSY)) == 0 && node.graph_tag == graph->tag &&
             rec->generation == node.generation && graph->untracked_depth == 0) {
+            if ((rec->flags & RP_F_DIRTY) && rec->kind != RP_KIND_SOURCE && graph->tracer == NULL) {
+                return read_recomputing_in_run(graph, node, rec);
+            }
             return read_refreshing_in_run(graph, node, rec);
         }
     } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
@@ -965,6 +971,21 @@ static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     return read_refreshing(graph, node, rec);
 }
 
+/* A node read in a run is still stale after its compute (it wrote what it
+ * read, or a node it read was disposed): the reader, the active node whose
+ * record is `reader_rec` and not stale yet, got an out-of-date value and must
+ * re-validate, and being marked keeps "stale implies readers marked". Rare,
+ * so out of line. */
+static __attribute__((noinline)) void reader_read_stale(rp_graph_t *graph, rp_node_rec_t *reader_rec) {
+    uint32_t reader = graph->active;
+    reader_rec->flags |= RP_F_PENDING;
+    queue_if_effect(graph, reader, reader_rec);
+    /* An async run's track section is not pulled by a reader that will
+     * re-validate it: mark what reads the node, as a write would (the fuzzer
+     * found an effect left unmarked below a stale run). */
+    if (reader_rec->flags & RP_F_TRACKING) rp_propagate(graph, reader);
+}
+
 /* read_slow for a valid, idle, readable node: refresh it, then record the read.
  * `in_run`: the caller is a tracked read in a run (read_in_run), whose reader
  * is the active one again once the refresh is done (runs restore it), with no
@@ -976,39 +997,18 @@ static inline __attribute__((always_inline)) rp_status_t read_refreshing_as(rp_g
     rp_status_t status;
     /* In a run, the reader: the active node again once the refresh is done. */
     rp_node_rec_t *run_reader_rec = in_run ? graph->active_rec : NULL;
-    if (in_run && untraced && (rec->flags & RP_F_DIRTY) && rec->kind != RP_KIND_SOURCE) {
-        /* A DIRTY computed read in a run (a dependency after the first one
-         * that changed: the walk left it to the body): recomputed here. A
-         * run that disposed its node has freed it (run.h): then, and only
-         * then, the record is no longer live. */
-        status = recompute_telling(graph, slot, rec, true);
-        if (status) return status;
-        if (__builtin_expect(!(rec->flags & RP_F_LIVE), 0)) return RP_ESTALE;
-    } else {
-        status = refresh_record_as(graph, slot, rec, untraced);
-        if (status) return status;
-        /* Its own compute may have disposed it (the handle was valid before). */
-        if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
-            return RP_ESTALE;
-        }
+    status = refresh_record_as(graph, slot, rec, untraced);
+    if (status) return status;
+    /* Its own compute may have disposed it (the handle was valid before). */
+    if (rec->generation != node.generation || (rec->flags & (RP_F_LIVE | RP_F_DISPOSING)) != RP_F_LIVE) {
+        return RP_ESTALE;
     }
     rp_node_rec_t *reader_rec = in_run ? run_reader_rec : graph->active_rec;
     if (in_run || (reader_rec != NULL && !graph->untracked_depth)) {
         if (!read_confirmed(reader_rec, rec, slot) && (status = rp_link_slow(graph, slot, graph->active))) {
             return status;
         }
-        uint32_t reader = graph->active;
-        /* Still stale after its compute (it wrote what it read, or a node it
-         * read was disposed): the reader got an out-of-date value and must
-         * re-validate, and being marked keeps "stale implies readers marked". */
-        if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) {
-            reader_rec->flags |= RP_F_PENDING;
-            queue_if_effect(graph, reader, reader_rec);
-            /* An async run's track section is not pulled by a reader that
-             * will re-validate it: mark what reads the node, as a write would
-             * (the fuzzer found an effect left unmarked below a stale run). */
-            if (reader_rec->flags & RP_F_TRACKING) rp_propagate(graph, reader);
-        }
+        if ((rec->flags & RP_F_STALE) && !(reader_rec->flags & RP_F_STALE)) reader_read_stale(graph, reader_rec);
     }
     return RP_OK;
 }
@@ -1019,14 +1019,59 @@ static __attribute__((noinline)) rp_status_t read_refreshing(rp_graph_t *graph, 
 }
 
 /* The same for read_in_run: a body reading a dependency that is not up to
- * date yet (the walk that recomputes a node stops at its first changed
- * dependency, so its body brings the next ones up to date) skips the tests
- * of the reader that the in-run read has made already. */
+ * date yet skips the tests of the reader that the in-run read has made
+ * already. A DIRTY derivation read without a tracer, the common case, is
+ * read_recomputing_in_run's. */
 static __attribute__((noinline)) rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node,
                                                                     rp_node_rec_t *rec) {
     /* Without a tracer (the common case), a copy that tests for one once. */
     if (__builtin_expect(graph->tracer != NULL, 0)) return read_refreshing_as(graph, node, rec, true, false);
     return read_refreshing_as(graph, node, rec, true, true);
+}
+
+/* The readers of `slot`, whose record is `rec`, learn that it changed, all
+ * but `reader`: the run in progress that reads it at its cursor `cursor`,
+ * which mark_reader_changed would pass over (it has not read the node yet).
+ * So a node read by that run alone (a branch of a diamond, read by the join)
+ * tells nobody, and one read by one other node too (a node of a triangle,
+ * read by the next one and by the join) tells that other one, whose edge is
+ * the one beside the reader's, without a loop. Untraced. */
+static inline __attribute__((always_inline)) void tell_readers_but(rp_graph_t *graph, uint32_t slot,
+                                                                  const rp_node_rec_t *rec,
+                                                                  const rp_node_rec_t *reader, uint32_t cursor) {
+    uint32_t nsubs = rec->nsubs;
+    if (nsubs == 2) {
+        mark_reader_changed(graph, slot, rec->subs[reader->deps[cursor].mirror ^ 1], false);
+    } else if (nsubs > 2) {
+        mark_readers_changed_untraced(graph, slot, rec);
+    }
+}
+
+/* A read in a run, without a tracer, of the DIRTY computed (or async) node
+ * at the reader's cursor, whose record is `rec`: a dependency after the first
+ * one that changed (the walk that recomputes a node stops there, and leaves
+ * the others to its body). Recomputed here, then the read is confirmed at the
+ * cursor, without the tests of a general refresh and read. Its own function,
+ * so that it saves only the registers it needs. */
+static __attribute__((noinline)) rp_status_t read_recomputing_in_run(rp_graph_t *graph, rp_node_t node,
+                                                                     rp_node_rec_t *rec) {
+    bool changed; /* set by the recompute */
+    rp_status_t status = rp_run_tracked(graph, node.slot, rec, &changed, false, false);
+    if (status) return status;
+    /* A run that disposed its node has freed it (run.h), which moved its
+     * generation on and took its edge out of the reader. Otherwise that edge
+     * is still at the reader's cursor: the run restored the reader as the
+     * active node, only the reader's own reads move its cursor, and a node it
+     * read before that was freed meanwhile moved the edge down along with the
+     * cursor (node.c). */
+    if (__builtin_expect(rec->generation != node.generation, 0)) return RP_ESTALE;
+    rp_node_rec_t *reader = graph->active_rec;
+    uint32_t cursor = reader->cursor;
+    if (changed) tell_readers_but(graph, node.slot, rec, reader, cursor);
+    reader->cursor = cursor + 1;
+    rec->read_stamp = reader->run_stamp;
+    if (__builtin_expect(rec->flags & RP_F_STALE, 0) && !(reader->flags & RP_F_STALE)) reader_read_stale(graph, reader);
+    return RP_OK;
 }
 
 static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {

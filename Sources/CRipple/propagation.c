@@ -612,19 +612,6 @@ static rp_status_t read_refreshing(rp_graph_t *graph, rp_node_t node, rp_node_re
 static rp_status_t read_refreshing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 static rp_status_t read_recomputing_in_run(rp_graph_t *graph, rp_node_t node, rp_node_rec_t *rec);
 
-/* Recomputes DIRTY computed node `slot`, whose record is `rec`, and tells its
- * readers when it changed. `untraced`: the caller knows that no tracer is
- * installed. */
-static inline __attribute__((always_inline)) rp_status_t recompute_telling(rp_graph_t *graph, uint32_t slot,
-                                                                           rp_node_rec_t *rec, bool untraced) {
-    bool changed; /* set by the recompute */
-    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
-                                  : recompute_inline(graph, slot, rec, &changed);
-    if (status) return status;
-    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
-    return RP_OK;
-}
-
 /* rp_refresh for a caller that has the record. `untraced`: the caller knows
  * that no tracer is installed, and so tests for none again. */
 static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_graph_t *graph, uint32_t slot,
@@ -653,7 +640,12 @@ static inline __attribute__((always_inline)) rp_status_t refresh_record_as(rp_gr
         }
         if (!dirty) return RP_OK;
     }
-    return recompute_telling(graph, slot, rec, untraced);
+    bool changed; /* set by the recompute */
+    rp_status_t status = untraced ? rp_run_tracked(graph, slot, rec, &changed, false, false)
+                                  : recompute_inline(graph, slot, rec, &changed);
+    if (status) return status;
+    if (changed) shallow_propagate_as(graph, slot, rec, untraced);
+    return RP_OK;
 }
 
 static inline __attribute__((always_inline)) rp_status_t refresh_record(rp_graph_t *graph, uint32_t slot,

@@ -41,9 +41,13 @@ extension Runtime {
                 return Runtime.computeRetained(node, host: host.unsafelyUnwrapped, changed: changed)
             },
             commit: { _, _, _, data in
-                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    node.commit()
+                // An atom of plain bytes (the common commit) is committed from here; any other source by a class
+                // call, out of line (`commitByClassCall`).
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if _fastPath(node._withUnsafeGuaranteedRef { $0.has(.directCallbacks) }) {
+                    return AtomObject.commitFromCallback(data.unsafelyUnwrapped)
                 }
+                return Runtime.commitByClassCall(data.unsafelyUnwrapped)
             },
             run: { host, _, handle, data in
                 // The first run happens inside rp_node_create, called by the `init` that creates the node and
@@ -64,7 +68,7 @@ extension Runtime {
                 // The reference taken is dropped by hand (`ripple_object_release`, mostly inline) rather than by a
                 // Swift reference going out of scope (a call to swift_release).
                 // An `Effect` (the common run) runs its code from here; any other effect-kind node by a class call.
-                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.derivationOrEffect) }) {
+                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.directCallbacks) }) {
                     Effect.runFromCallback(data.unsafelyUnwrapped, host: host.unsafelyUnwrapped)
                 } else {
                     unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
@@ -131,6 +135,13 @@ extension Runtime {
         return node._withUnsafeGuaranteedRef { $0.declaredInstance == nil }
     }
 
+    /// The commit of a source the commit callback does not make itself (`AtomObject.commitFromCallback`): the
+    /// node's own, through the class call. Out of line, so that the callback's common path keeps no frame for it.
+    @inline(never)
+    static func commitByClassCall(_ node: UnsafeMutableRawPointer) -> Bool {
+        Unmanaged<RippleNode>.fromOpaque(node)._withUnsafeGuaranteedRef { $0.commit() }
+    }
+
     /// The effect-kind node `data` (the node `handle` names) for a scheduling, with a strong reference for the
     /// callback's length; nil once its deinit has begun. Records the handle the first time: a deferred effect learns
     /// it in its first scheduling, inside rp_node_create, and it is written only then (a scheduled update reads it
@@ -177,7 +188,7 @@ extension Runtime {
     }
 
     /// A compute the callback's common path did not make, for a node its readers retain (`retained`) or not: a
-    /// derivation (the only computed node with the `.derivationOrEffect` trait) runs its specialized code from here
+    /// derivation (the only computed node with the `.directCallbacks` trait) runs its specialized code from here
     /// when it can (`Derivation.recomputeFromGeneralPath(_:host:changed:retained:)`); any other compute is the
     /// node's own, through the class call.
     @inline(__always)
@@ -185,7 +196,7 @@ extension Runtime {
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>,
         retained: Bool
     ) -> rp_status_t {
-        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+        if node._withUnsafeGuaranteedRef({ $0.has(.directCallbacks) }),
            Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: retained) {
             return .RP_OK
         }

@@ -166,10 +166,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             // Inside an evaluation of this runtime (most reads): `beginRead()`'s common case, inlined. Anywhere
             // else, one call.
             if _slowPath(!isEvaluatingOnThisThread) { return valueOutsideEvaluation() }
-            let ticket = readInEvaluation()
-            let value = latest
-            endRead(ticket)
-            return value
+            // The engine's status: a failed read (a cycle, for instance) traps, and nothing is kept across the
+            // call that does (no register saved for the value, no frame in a getter of its own). The read holds
+            // no section to end.
+            let status = readInEvaluation()
+            if _slowPath(status != RippleNode.heldByEvaluationTicket) { failRead(status) }
+            return latest
         }
         @inline(__always) set {
             // `exclusively`, spelled out: the write inside a batch or a body (the common case) stores in the

@@ -361,7 +361,8 @@ public class RippleNode {
         runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "writing", node: self)
     }
 
-    /// Traps for a read outside evaluations that failed with `status`, from inlinable code.
+    /// Traps for a read that failed with `status` (outside evaluations, or inside one: `readInEvaluation()`), from
+    /// inlinable code.
     @usableFromInline @inline(never)
     final func failRead(_ status: UInt32) -> Never {
         failSection(status)

@@ -55,8 +55,8 @@ extension Runtime {
                 // call: the engine knows no other way to it, and the handle is set here, while the graph is held.
                 // Reading it is safe for a node whose deinit has begun on another thread too: that deinit waits in
                 // rp_node_dispose for the graph this thread holds, so the object is still there.) The handle is
-                // asked of the engine there (`handleOfRunningNode`) rather than taken from the callback's
-                // argument, which every run would otherwise unpack for this one use.
+                // asked of the engine there (`runFirst`) rather than taken from the callback's argument, which
+                // every run would otherwise unpack for this one use.
                 let unretained = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if _slowPath(unretained._withUnsafeGuaranteedRef { $0.awaitsHandle }) {
                     return Runtime.runFirst(unretained, host: host.unsafelyUnwrapped)

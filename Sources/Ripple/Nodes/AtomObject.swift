@@ -298,11 +298,11 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     override func commit() -> Bool {
         // The commit callback makes this test itself for a value of plain bytes (`commitFromCallback`), and
-        // calls here only when it fails. One write since the last commit (the common case): a change, found by the write's own comparison (see
-        // `store`); an in-place mutation: a change whatever equality says. Otherwise (several writes, or none that
-        // this object saw) the values are compared, out of line. A value of plain bytes is not copied to
-        // `committed` here: the next write does it (see there), where a copy through the value witness table,
-        // a call in this generic code, is a load and a store.
+        // calls here only when it fails. One write since the last commit (the common case): a change, found by the
+        // write's own comparison (see `store`); an in-place mutation: a change whatever equality says. Otherwise
+        // (several writes, or none that this object saw) the values are compared, out of line. A value of plain
+        // bytes is not copied to `committed` here: the next write does it (see there), where a copy through the
+        // value witness table, a call in this generic code, is a load and a store.
         let pending = pendingWrites
         if _fastPath(pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0) {
             pendingWrites = 0

@@ -41,22 +41,25 @@ extension Runtime {
                 return Runtime.computeRetained(node, host: host.unsafelyUnwrapped, changed: changed)
             },
             commit: { _, _, _, data in
-                Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)._withUnsafeGuaranteedRef { node in
-                    node.commit()
+                // An atom of plain bytes (the common commit) is committed from here; any other source by a class
+                // call, out of line (`commitByClassCall`).
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                if _fastPath(node._withUnsafeGuaranteedRef { $0.has(.directCallbacks) }) {
+                    return AtomObject.commitFromCallback(data.unsafelyUnwrapped)
                 }
+                return Runtime.commitByClassCall(data.unsafelyUnwrapped)
             },
-            run: { host, _, handle, data in
+            run: { host, _, _, data in
                 // The first run happens inside rp_node_create, called by the `init` that creates the node and
                 // holds it until the call returns: no reference to take. (A node without its handle yet is in that
                 // call: the engine knows no other way to it, and the handle is set here, while the graph is held.
                 // Reading it is safe for a node whose deinit has begun on another thread too: that deinit waits in
-                // rp_node_dispose for the graph this thread holds, so the object is still there.)
+                // rp_node_dispose for the graph this thread holds, so the object is still there.) The handle is
+                // asked of the engine there (`runFirst`) rather than taken from the callback's argument, which
+                // every run would otherwise unpack for this one use.
                 let unretained = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if _slowPath(unretained._withUnsafeGuaranteedRef { $0.awaitsHandle }) {
-                    return unretained._withUnsafeGuaranteedRef { node in
-                        node.handle = handle
-                        node.run(host: host.unsafelyUnwrapped)
-                    }
+                    return Runtime.runFirst(unretained, host: host.unsafelyUnwrapped)
                 }
                 // Its deinit has begun: it stops, unrun. (Its handle is set: that check was the one above.)
                 guard ripple_object_try_retain(data.unsafelyUnwrapped) else { return }
@@ -64,7 +67,7 @@ extension Runtime {
                 // The reference taken is dropped by hand (`ripple_object_release`, mostly inline) rather than by a
                 // Swift reference going out of scope (a call to swift_release).
                 // An `Effect` (the common run) runs its code from here; any other effect-kind node by a class call.
-                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.derivationOrEffect) }) {
+                if _fastPath(unretained._withUnsafeGuaranteedRef { $0.has(.directCallbacks) }) {
                     Effect.runFromCallback(data.unsafelyUnwrapped, host: host.unsafelyUnwrapped)
                 } else {
                     unretained._withUnsafeGuaranteedRef { $0.run(host: host.unsafelyUnwrapped) }
@@ -131,6 +134,29 @@ extension Runtime {
         return node._withUnsafeGuaranteedRef { $0.declaredInstance == nil }
     }
 
+    /// An effect-kind node's first run, inside the rp_node_create call of the `init` that creates it: records its
+    /// handle, which the engine gives as the node whose run is in progress (rp_graph_evaluating), then runs it.
+    @inline(never)
+    private static func runFirst(_ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer) {
+        node._withUnsafeGuaranteedRef { node in
+            var handle = rp_node_t()
+            var data: UnsafeMutableRawPointer?
+            let status = rp_graph_evaluating(node.graph, &handle, &data)
+            precondition(
+                status == .RP_OK && data == Unmanaged.passUnretained(node).toOpaque(),
+                "Ripple: internal error: the engine ran a node that is not the one evaluating.")
+            node.handle = handle
+            node.run(host: host)
+        }
+    }
+
+    /// The commit of a source the commit callback does not make itself (`AtomObject.commitFromCallback`): the
+    /// node's own, through the class call. Out of line, so that the callback's common path keeps no frame for it.
+    @inline(never)
+    static func commitByClassCall(_ node: UnsafeMutableRawPointer) -> Bool {
+        Unmanaged<RippleNode>.fromOpaque(node)._withUnsafeGuaranteedRef { $0.commit() }
+    }
+
     /// The effect-kind node `data` (the node `handle` names) for a scheduling, with a strong reference for the
     /// callback's length; nil once its deinit has begun. Records the handle the first time: a deferred effect learns
     /// it in its first scheduling, inside rp_node_create, and it is written only then (a scheduled update reads it
@@ -177,7 +203,7 @@ extension Runtime {
     }
 
     /// A compute the callback's common path did not make, for a node its readers retain (`retained`) or not: a
-    /// derivation (the only computed node with the `.derivationOrEffect` trait) runs its specialized code from here
+    /// derivation (the only computed node with the `.directCallbacks` trait) runs its specialized code from here
     /// when it can (`Derivation.recomputeFromGeneralPath(_:host:changed:retained:)`); any other compute is the
     /// node's own, through the class call.
     @inline(__always)
@@ -185,7 +211,7 @@ extension Runtime {
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>,
         retained: Bool
     ) -> rp_status_t {
-        if node._withUnsafeGuaranteedRef({ $0.has(.derivationOrEffect) }),
+        if node._withUnsafeGuaranteedRef({ $0.has(.directCallbacks) }),
            Derivation.recomputeFromGeneralPath(node.toOpaque(), host: host, changed: changed, retained: retained) {
             return .RP_OK
         }

@@ -61,8 +61,23 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
         // two allocations per atom.
         if let equals = consume equals { self.equals = equals } else { self.equals = { _, _ in false } }
-        super.init(runtime: .current, extras: .labeled(label), fileID: fileID, line: line)
+        // A value of plain bytes: the commit callback makes the common commit itself (`commitFromCallback`).
+        super.init(
+            runtime: .current, extras: .labeled(label), fileID: fileID, line: line,
+            hasDirectCallbacks: _isPOD(Value.self))
         createNode(.RP_KIND_SOURCE)
+        assert(
+            pendingWritesAddress
+                == Unmanaged<AtomObject<ErasedAtomValue>>.fromOpaque(Unmanaged.passUnretained(self).toOpaque())
+                ._withUnsafeGuaranteedRef { $0.pendingWritesAddress },
+            "Ripple: internal error: an atom's pendingWrites is not where the commit callback's view reads it.")
+    }
+
+    /// Where `pendingWrites` is in the object: for the check that the commit callback's view of an atom
+    /// (`commitFromCallback`) reads it there. (A final class's stored property without observers is accessed in
+    /// place.)
+    private var pendingWritesAddress: UnsafeRawPointer {
+        withUnsafeMutablePointer(to: &pendingWrites) { UnsafeRawPointer($0) }
     }
 
     override var kindName: String { "atom" }
@@ -151,10 +166,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             // Inside an evaluation of this runtime (most reads): `beginRead()`'s common case, inlined. Anywhere
             // else, one call.
             if _slowPath(!isEvaluatingOnThisThread) { return valueOutsideEvaluation() }
-            let ticket = readInEvaluation()
-            let value = latest
-            endRead(ticket)
-            return value
+            // The engine's status: a failed read (a cycle, for instance) traps, and nothing is kept across the
+            // call that does (no register saved for the value, no frame in a getter of its own). The read holds
+            // no section to end.
+            let status = readInEvaluation()
+            if _slowPath(status != RippleNode.heldByEvaluationTicket) { failRead(status) }
+            return latest
         }
         @inline(__always) set {
             // `exclusively`, spelled out: the write inside a batch or a body (the common case) stores in the
@@ -280,11 +297,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     override func commit() -> Bool {
-        // One write since the last commit (the common case): a change, found by the write's own comparison (see
-        // `store`); an in-place mutation: a change whatever equality says. Otherwise (several writes, or none that
-        // this object saw) the values are compared, out of line. A value of plain bytes is not copied to
-        // `committed` here: the next write does it (see there), where a copy through the value witness table,
-        // a call in this generic code, is a load and a store.
+        // The commit callback makes this test itself for a value of plain bytes (`commitFromCallback`), and
+        // calls here only when it fails. One write since the last commit (the common case): a change, found by the
+        // write's own comparison (see `store`); an in-place mutation: a change whatever equality says. Otherwise
+        // (several writes, or none that this object saw) the values are compared, out of line. A value of plain
+        // bytes is not copied to `committed` here: the next write does it (see there), where a copy through the
+        // value witness table, a call in this generic code, is a load and a store.
         let pending = pendingWrites
         if _fastPath(pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0) {
             pendingWrites = 0
@@ -292,6 +310,30 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             return true
         }
         return commitComparingValues()
+    }
+
+    /// The engine's commit callback's path for a source with the `.directCallbacks` trait (of the sources, only an
+    /// atom whose value is plain bytes has it): `commit()`'s common case (one write since the last commit, or an
+    /// in-place mutation: a change, and nothing to copy for plain bytes) made in the callback, without a class
+    /// call and a frame of its own on every commit; any other case takes the class call, out of line
+    /// (`Runtime.commitByClassCall`).
+    ///
+    /// The callback does not know `Value`, so it sees the atom as an `AtomObject<ErasedAtomValue>`, only once the
+    /// trait says it is an atom of plain bytes. That view reads `pendingWrites` only, the first stored property
+    /// after RippleNode's, at the same offset whatever `Value` is: no `Value`, no type metadata.
+    @inline(__always)
+    static func commitFromCallback(_ node: UnsafeMutableRawPointer) -> Bool where Value == ErasedAtomValue {
+        let committed = Unmanaged<AtomObject<ErasedAtomValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { atom in
+            let pending = atom.pendingWrites
+            if _fastPath(pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0) {
+                atom.pendingWrites = 0
+                return true
+            }
+            return false
+        }
+        if _fastPath(committed) { return true }
+        // A class call: `AtomObject` is final, so a call on the view would run the view's own commit.
+        return Runtime.commitByClassCall(node)
     }
 
     /// The commit after several writes, or none that this object saw: compares the value readers saw with the
@@ -324,6 +366,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         }
     }
 }
+
+/// The `Value` of the view the engine's commit callback takes of every atom of plain bytes
+/// (`AtomObject.commitFromCallback`), whatever its real `Value`: never stored, never read.
+struct ErasedAtomValue {}
 
 /// The bits of an atom's `pendingWrites`, cleared by each commit.
 @usableFromInline enum AtomPendingWrites {

@@ -116,7 +116,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
         needsPreparing = extras != nil  // no reader yet: nothing to keep in step
-        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, isDerivationOrEffect: true)
+        super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, hasDirectCallbacks: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
         // A final class's stored property without observers is accessed in place: this is `storage` itself.
@@ -364,7 +364,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// `recomputeFromCallback` does, instead of a class call to `compute(host:changed:)`. Returns false, having
     /// done nothing, otherwise.
     /// - `retained`: a derivation its readers retain that is not `.retainedDirectCompute` yet (the general path,
-    ///   `Runtime.computeRetained`, for a node with the `.derivationOrEffect` trait). It becomes
+    ///   `Runtime.computeRetained`, for a node with the `.directCallbacks` trait). It becomes
     ///   `.retainedDirectCompute`, so that its first compute after it gained its readers is as short as the next
     ///   ones (in a graph where each node recomputes once per change, it is the only one). The retention is set
     ///   before the body runs: a cleanup the body registers sets `prepares`, which puts it back.

@@ -134,7 +134,7 @@ public final class Effect: RippleNode, Subscriber {
         }
         super.init(
             runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver,
-            isDerivationOrEffect: true)
+            hasDirectCallbacks: true)
         createNode(kind)
     }
 
@@ -329,7 +329,7 @@ public final class Effect: RippleNode, Subscriber {
         runInline(host: host)
     }
 
-    /// The engine's run callback's path for a node with the `.derivationOrEffect` trait (of the effect-kind nodes,
+    /// The engine's run callback's path for a node with the `.directCallbacks` trait (of the effect-kind nodes,
     /// only an `Effect` has it): `run(host:)` inlined into the callback, instead of a class call and a frame of its
     /// own on every run. `node` is the effect, which the callback holds a strong reference to.
     @inline(__always)

@@ -127,11 +127,14 @@ public class RippleNode {
         static let retainsWhileWatched = Traits(rawValue: 1 << 30)
         /// The effect behind a ``values`` sequence (see `Effect.isValuesObserver`).
         static let valuesObserver = Traits(rawValue: 1 << 29)
-        /// A ``Derivation`` or an ``Effect`` (final classes), which the engine's callbacks reach without a class
-        /// call: the compute callback, which only computed nodes reach, views such a node as a derivation
-        /// (`Runtime.computeRetained`); the run callback, which only effect-kind nodes reach, as an effect
-        /// (`Effect.runFromCallback`). One bit for both: a derivation is never run, an effect never computed.
-        static let derivationOrEffect = Traits(rawValue: 1 << 28)
+        /// A ``Derivation``, an ``Effect`` (final classes) or an ``AtomObject`` whose value is plain bytes
+        /// (`_isPOD`), which the engine's callbacks reach without a class call: the compute callback, which only
+        /// computed nodes reach, views such a node as a derivation (`Runtime.computeRetained`); the run callback,
+        /// which only effect-kind nodes reach, as an effect (`Effect.runFromCallback`); the commit callback, which
+        /// only sources reach, as an atom of plain bytes (`AtomObject.commitFromCallback`). One bit for the three:
+        /// a derivation is never run or committed, an effect never computed or committed, an atom never computed
+        /// or run.
+        static let directCallbacks = Traits(rawValue: 1 << 28)
         /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
         static let lineMask: UInt32 = (1 << 28) - 1
     }
@@ -210,10 +213,10 @@ public class RippleNode {
     /// without a retain of its own and a release of the caller's.
     init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
          ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
-         isDerivationOrEffect: Bool = false) {
+         hasDirectCallbacks: Bool = false) {
         self.unownedRuntime = runtime
         var traits: Traits = []
-        if isDerivationOrEffect { traits.insert(.derivationOrEffect) }
+        if hasDirectCallbacks { traits.insert(.directCallbacks) }
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
@@ -358,7 +361,8 @@ public class RippleNode {
         runtime.fail(rp_status_t(rawValue: status) ?? .RP_ECORRUPT, "writing", node: self)
     }
 
-    /// Traps for a read outside evaluations that failed with `status`, from inlinable code.
+    /// Traps for a read that failed with `status` (outside evaluations, or inside one: `readInEvaluation()`), from
+    /// inlinable code.
     @usableFromInline @inline(never)
     final func failRead(_ status: UInt32) -> Never {
         failSection(status)

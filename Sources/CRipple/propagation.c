@@ -860,10 +860,16 @@ rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section
     return RP_OK;
 }
 
-/* The copy of rp_node_read_copy: memcpy, which must not be given NULL even
- * for 0 bytes. */
+/* The copy of rp_node_read_copy. A value of 8 bytes (an integer, a double, a
+ * pointer: what a host reads most) is one load and one store, where a call of
+ * memcpy with a variable size cost about 15 instructions more; any other size
+ * goes to memcpy, which must not be given NULL even for 0 bytes. */
 static inline void copy_value(void *dst, const void *src, size_t size) {
-    if (size != 0) memcpy(dst, src, size);
+    if (__builtin_expect(size == sizeof(uint64_t), 1)) {
+        memcpy(dst, src, sizeof(uint64_t));
+    } else if (size != 0) {
+        memcpy(dst, src, size);
+    }
 }
 
 /* rp_node_read_copy outside runs, holding the graph: refresh, copy, then run
@@ -879,29 +885,71 @@ static __attribute__((noinline)) rp_status_t read_copy_held(rp_graph_t *graph, r
     return status;
 }
 
-/* rp_node_read_copy outside runs: rp_node_read_begin's section, the copy, and
- * rp_node_read_end, in one call. */
-static __attribute__((noinline)) rp_status_t read_copy_outside_run(rp_graph_t *graph, rp_node_t node, void *dst,
-                                                                   const void *src, size_t size, void *self) {
+/* rp_node_read_copy outside runs, not holding the graph: shared if it can,
+ * else waiting for it. Takes no `self` (it loads it again): with the node in
+ * two registers, a seventh argument would go on the stack in every call. */
+static __attribute__((noinline)) rp_status_t read_copy_waiting(rp_graph_t *graph, rp_node_t node, void *dst,
+                                                               const void *src, size_t size) {
+    void *self = rp_thread_self();
     uint32_t ticket;
-    if (!enter_for_read(graph, node, self, &ticket)) {
+    if (rp_try_shared_read(graph, node, self, &ticket)) {
         copy_value(dst, src, size);
         rp_shared_exit(graph, ticket);
         return RP_OK;
     }
+    rp_exclusive_acquire(graph, self);
+    return read_copy_held(graph, node, dst, src, size);
+}
+
+/* The same, when the bias was revoked as this thread took the graph through
+ * it: it takes the graph on its turn. */
+static __attribute__((noinline)) rp_status_t read_copy_backing_off(rp_graph_t *graph, rp_node_t node, void *dst,
+                                                                   const void *src, size_t size) {
+    rp_bias_back_off(graph, rp_thread_self());
+    return read_copy_held(graph, node, dst, src, size);
+}
+
+/* The end of rp_node_read_copy outside runs for a node up to date with
+ * nothing to settle, when the size is not a word's: the memcpy call is made
+ * here, so that the common case saves no register for it. */
+static __attribute__((noinline)) rp_status_t read_copy_fresh_sized(rp_graph_t *graph, void *dst, const void *src,
+                                                                   size_t size) {
+    if (size != 0) memcpy(dst, src, size);
+    rp_exclusive_exit(graph);
+    return RP_OK;
+}
+
+/* rp_node_read_copy in a run: read_in_run, then the copy. Out of line, so
+ * that the read outside runs saves no registers. */
+static __attribute__((noinline)) rp_status_t read_copy_in_run(rp_graph_t *graph, rp_node_t node, void *dst,
+                                                              const void *src, size_t size) {
+    rp_status_t status = read_in_run(graph, node);
+    if (status == RP_OK) copy_value(dst, src, size);
+    return status;
+}
+
+/* rp_node_read_copy outside runs, as read_outside_run: the common case (the
+ * graph is this thread's, the node up to date, nothing to settle, a word to
+ * copy) makes no call, and the others are tail calls, so that it saves no
+ * registers. */
+static inline rp_status_t read_copy_outside_run(rp_graph_t *graph, rp_node_t node, void *dst, const void *src,
+                                                size_t size, void *self) {
+    rp_entry_t entry = rp_exclusive_try_enter(graph, self);
+    if (entry == RP_ENTRY_NONE) return read_copy_waiting(graph, node, dst, src, size);
+    if (entry == RP_ENTRY_BACK_OFF) return read_copy_backing_off(graph, node, dst, src, size);
     if (!rp_settled(graph) || fresh_record(graph, node) == NULL) return read_copy_held(graph, node, dst, src, size);
-    copy_value(dst, src, size);
+    if (__builtin_expect(size != sizeof(uint64_t), 0)) return read_copy_fresh_sized(graph, dst, src, size);
+    memcpy(dst, src, sizeof(uint64_t));
     rp_exclusive_exit(graph);
     return RP_OK;
 }
 
 rp_status_t rp_node_read_copy(rp_graph_t *graph, rp_node_t node, void *dst, const void *src, size_t size) {
-    if (graph == NULL || (size != 0 && (dst == NULL || src == NULL))) return RP_EINVAL;
+    /* The size is tested only for a NULL pointer: two tests in the common case. */
+    if (graph == NULL || (__builtin_expect(dst == NULL || src == NULL, 0) && size != 0)) return RP_EINVAL;
     void *self = rp_thread_self();
-    if (!reading_in_run(graph, self)) return read_copy_outside_run(graph, node, dst, src, size, self);
-    rp_status_t status = read_in_run(graph, node);
-    if (status == RP_OK) copy_value(dst, src, size);
-    return status;
+    if (reading_in_run(graph, self)) return read_copy_in_run(graph, node, dst, src, size);
+    return read_copy_outside_run(graph, node, dst, src, size, self);
 }
 
 /* A whole read outside runs (begin and end in one) past the common case,

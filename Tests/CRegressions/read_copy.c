@@ -8,6 +8,9 @@
  *   in a run      a copy read inside a compute records the dependency, as
  *                 rp_node_read does.
  *   in a batch    a copy read inside a batch sees the batch's writes.
+ *   sizes         a word (8 bytes) and other sizes (4, 3, 1, 0) copy exactly
+ *                 that many bytes of the value, up to date or stale, and
+ *                 leave the rest of the destination as it was.
  *   failures      a cycle and a failed compute copy nothing and leave no
  *                 section open: the graph is usable at once.
  *   threads       3 threads copy a computed while a fourth writes its source
@@ -185,9 +188,45 @@ static void copies_from_several_threads_are_values_writes_made(void)
     th_done(&w);
 }
 
+/* Copies the first `size` bytes of n's value into a buffer of 0xAA bytes and
+ * checks them against the value's bytes after the read, and that the rest of
+ * the buffer is untouched. */
+static void check_sized_copy(th_world_t *w, th_node_t *n, size_t size)
+{
+    unsigned char copied[16];
+    memset(copied, 0xAA, sizeof copied);
+    CHECK_ST(rp_node_read_copy(w->g, n->h, copied, &n->value, size), RP_OK);
+    unsigned char expected[16];
+    memset(expected, 0xAA, sizeof expected);
+    memcpy(expected, &n->value, size);
+    CHECK(memcmp(copied, expected, sizeof copied) == 0);
+}
+
+static void sizes_other_than_a_word_copy_exactly_those_bytes(void)
+{
+    harness_begin("sizes_other_than_a_word_copy_exactly_those_bytes");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 0x0102030405060708L);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0x1010101010101010L, s, NULL);
+    static const size_t sizes[] = {8, 4, 3, 1, 0};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        CHECK_ST(th_write(&w, s, 0x0102030405060708L + (long)i), RP_OK);
+        check_sized_copy(&w, c, sizes[i]); /* stale: recomputed, then copied */
+        CHECK_EQ(c->computes, (long)i + 1);
+        check_sized_copy(&w, c, sizes[i]); /* up to date: copied as it is */
+        CHECK_EQ(c->computes, (long)i + 1);
+        check_sized_copy(&w, s, sizes[i]);
+    }
+    CHECK_EQ(c->value, 0x1112131415161718L + 4);
+    th_check(&w);
+    th_done(&w);
+}
+
 int main(void)
 {
     outside_runs_the_copy_is_the_value_the_read_made_current();
+    sizes_other_than_a_word_copy_exactly_those_bytes();
     in_a_run_the_copy_records_the_dependency();
     a_failed_read_copies_nothing_and_leaves_no_section();
     copies_from_several_threads_are_values_writes_made();

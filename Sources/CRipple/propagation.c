@@ -705,7 +705,10 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
  * only the stamp can confirm it. */
 static __attribute__((noinline)) rp_status_t read_in_run_other(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *rec = fresh_record(graph, node);
-    if (rec == NULL) return read_slow(graph, node);
+    /* Not readable as it is: read_held names why. Through it, not read_slow
+     * directly: clang inlined read_slow here, which made the stamp's path
+     * longer by an instruction. */
+    if (rec == NULL) return read_held(graph, node);
     /* A read repeated in this run, the common case here, first. */
     if (rec->read_stamp == graph->active_rec->run_stamp || graph->untracked_depth) return RP_OK;
     return rp_link_slow(graph, node.slot, graph->active);

@@ -699,16 +699,19 @@ static inline rp_status_t read_held(rp_graph_t *graph, rp_node_t node) {
 }
 
 /* read_held inside a run, for the reads read_in_run does not answer inline
- * (out of line, so that its callers' fast paths stay small). */
+ * (out of line, so that its callers' fast paths stay small). read_in_run has
+ * tested the edge at the reader's cursor: a fresh node read here is not the
+ * one there (the edge would have confirmed it, untracked sections apart), so
+ * only the stamp can confirm it. */
 static __attribute__((noinline)) rp_status_t read_in_run_other(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *rec = fresh_record(graph, node);
-    /* Not at the cursor: a read repeated in this run, answered by the stamp,
-     * is the common case here. */
-    if (rec != NULL && (graph->untracked_depth || rec->read_stamp == graph->active_rec->run_stamp ||
-                        read_confirmed(graph->active_rec, rec, node.slot))) {
-        return RP_OK;
-    }
-    return read_held(graph, node);
+    /* Not readable as it is: read_held names why. Through it, not read_slow
+     * directly: clang inlined read_slow here, which made the stamp's path
+     * longer by an instruction. */
+    if (rec == NULL) return read_held(graph, node);
+    /* A read repeated in this run, the common case here, first. */
+    if (rec->read_stamp == graph->active_rec->run_stamp || graph->untracked_depth) return RP_OK;
+    return rp_link_slow(graph, node.slot, graph->active);
 }
 
 /* Whether `rec`, which an edge of the reader names at `node.slot`, is the
@@ -728,9 +731,12 @@ static inline bool edge_read_as_is(const rp_graph_t *graph, const rp_node_rec_t 
 static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t *graph, rp_node_t node) {
     rp_node_rec_t *reader = graph->active_rec;
     uint32_t cursor = reader->cursor;
-    const rp_edge_t *deps = reader->deps;
-    if (cursor < reader->ndeps && deps[cursor].node == node.slot) {
-        rp_node_rec_t *rec = deps[cursor].rec;
+    /* The edge at the cursor, its address computed once for both tests (the
+     * one before it is edge[-1]). In integers: a node that has read nothing
+     * has no array (NULL), which C allows no offset, not even 0. */
+    const rp_edge_t *edge = (const rp_edge_t *)((uintptr_t)reader->deps + (uintptr_t)cursor * sizeof(rp_edge_t));
+    if (cursor < reader->ndeps && edge->node == node.slot) {
+        rp_node_rec_t *rec = edge->rec;
         if (edge_read_as_is(graph, rec, node)) {
             reader->cursor = cursor + 1;
             rec->read_stamp = reader->run_stamp;
@@ -748,10 +754,10 @@ static inline __attribute__((always_inline)) rp_status_t read_in_run(rp_graph_t 
             }
             return read_refreshing_in_run(graph, node, rec);
         }
-    } else if (cursor != 0 && deps[cursor - 1].node == node.slot) {
+    } else if (cursor != 0 && edge[-1].node == node.slot) {
         /* Read already in this run: untracked or not, the read records
          * nothing more, so untracked sections need no test here. */
-        const rp_node_rec_t *rec = deps[cursor - 1].rec;
+        const rp_node_rec_t *rec = edge[-1].rec;
         if (node.graph_tag == graph->tag && rec->generation == node.generation &&
             !(rec->flags & (RP_F_DISPOSING | RP_F_BUSY | RP_F_STALE))) {
             return RP_OK;

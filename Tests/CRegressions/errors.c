@@ -399,6 +399,53 @@ static void cycles_are_reported_with_their_nodes(void)
     th_done(&w);
 }
 
+/* The statuses read_with_wrong_handles' body saw, in read order. */
+static rp_status_t checked[6];
+
+/* Reads in[0] with handles that name its slot but are not its own (a later
+ * generation, another graph's tag), before and after its own read, and the
+ * effect in[1]: the edge at the reader's cursor, the edge before it
+ * (read_in_run, propagation.c) and the stamp answer none of them. */
+static long read_with_wrong_handles(th_world_t *w, th_node_t *self)
+{
+    rp_node_t own = self->in[0]->h, later = own, foreign = own;
+    later.generation++;
+    foreign.graph_tag++;
+    checked[0] = rp_node_read(w->g, later);
+    checked[1] = rp_node_read(w->g, own);
+    checked[2] = rp_node_read(w->g, later);
+    checked[3] = rp_node_read(w->g, foreign);
+    checked[4] = rp_node_read(w->g, self->in[1]->h);
+    checked[5] = rp_node_read(w->g, own);
+    return self->in[0]->value + 1;
+}
+
+static void reads_in_a_run_check_their_handle(void)
+{
+    harness_begin("reads_in_a_run_check_their_handle");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, a, NULL);
+    th_node_t *c = th_computed(&w, "c", read_with_wrong_handles, 0, a, e);
+    for (long round = 0; round < 2; round++) {
+        /* The first evaluation links a; the second confirms it at the cursor. */
+        if (round == 1)
+            CHECK_ST(th_write(&w, a, 5), RP_OK);
+        memset(checked, 0, sizeof checked);
+        CHECK_EQ(th_read(&w, c), round == 0 ? 2 : 6);
+        CHECK_ST(checked[0], RP_ESTALE);
+        CHECK_ST(checked[1], RP_OK);
+        CHECK_ST(checked[2], RP_ESTALE);
+        CHECK_ST(checked[3], RP_EFOREIGN);
+        CHECK_ST(checked[4], RP_EKIND);
+        CHECK_ST(checked[5], RP_OK);
+        CHECK(th_deps_are(&w, c, TH_LIST(a)));
+        CHECK_EQ(c->computes, round + 1);
+    }
+    th_done(&w);
+}
+
 int main(void)
 {
     null_pointers_are_invalid();
@@ -409,5 +456,6 @@ int main(void)
     calls_that_do_not_fit_the_kind();
     ends_without_a_begin();
     cycles_are_reported_with_their_nodes();
+    reads_in_a_run_check_their_handle();
     return harness_finish();
 }

@@ -108,7 +108,7 @@ extension RippleNode {
     @inlinable @inline(__always)
     final func copiesOutsideEvaluation() -> Bool {
         if _slowPath(!readsOutsideEvaluationPlainly) { return false }
-        return !ObservationProbe.isTracking(unownedRuntime.observationProbe)
+        return !ObservationProbe.mayBeTracking(unownedRuntime.observationProbe)
     }
 
     /// A read outside evaluations of a value of plain bytes, `byteCount` (at most 8) at `source`, that only the

@@ -58,6 +58,17 @@ final class ObservationProbe: Observable, @unchecked Sendable {
         probe._withUnsafeGuaranteedRef { probe in probe.registrar.access(probe, keyPath: probe.keyPath) }
         return ripple_thread_state_observation_probed()
     }
+
+    /// ``isTracking(_:)`` without clearing the flag first, for a caller whose `true` takes a path that asks
+    /// ``isTracking(_:)`` again (`RippleNode.copiesOutsideEvaluation()`): only the probe's hash sets the flag, so
+    /// a flag still clear after the probe means Observation is not tracking, and a flag set before (by an earlier
+    /// probe that found tracking) costs one read the general path, whose probe clears it. Saves the store before
+    /// the probe and the register that kept the flag's address across Observation's call.
+    @inlinable @inline(__always)
+    static func mayBeTracking(_ probe: Unmanaged<ObservationProbe>) -> Bool {
+        probe._withUnsafeGuaranteedRef { probe in probe.registrar.access(probe, keyPath: probe.keyPath) }
+        return ripple_thread_state_observation_probed()
+    }
 }
 
 /// The bridge from one Ripple node to Observation's trackers: an effect reading the node, and the registrar that

@@ -73,4 +73,36 @@ import Testing
             #expect(tripled.value == 6)
         }
     }
+
+    /// The common path's probe does not clear Observation's flag first (`ObservationProbe.mayBeTracking`): a read
+    /// right after a tracked one finds it still set and takes the general path, whose probe clears it; reads and
+    /// tracking alternate with exact values and notifications.
+    @Test func readsAlternatingWithTrackedReadsStayExact() {
+        withIsolatedRuntime {
+            let source = atom(1)
+            let doubled = derive { source.value * 2 }
+            let negated = derive { Int32(-source.value) }
+            let seen = Recorder<String>()
+            let first = withObservationTracking { doubled.value } onChange: { seen.append("doubled") }
+            #expect(first == 2)
+            #expect(negated.value == -1)
+            #expect(doubled.value == 2)
+            #expect(negated.value == -1)
+            let second = withObservationTracking { negated.value } onChange: { seen.append("negated") }
+            #expect(second == -1)
+            #expect(doubled.value == 2)
+            #expect(seen.values == [])
+            source.value = 5
+            #expect(seen.values == ["doubled", "negated"])
+            #expect(doubled.value == 10)
+            #expect(negated.value == -5)
+            source.value = 6
+            #expect(seen.values == ["doubled", "negated"])
+            let third = withObservationTracking { doubled.value } onChange: { seen.append("doubled again") }
+            #expect(third == 12)
+            source.value = 7
+            #expect(seen.values == ["doubled", "negated", "doubled again"])
+            #expect(doubled.value == 14)
+        }
+    }
 }

@@ -119,7 +119,7 @@ public final class Runtime {
     /// The Observation probe (`ObservationProbe.shared`), kept here so that a read outside evaluations, which asks
     /// it whether Observation is tracking, reaches it with one load. Unmanaged: the static keeps it alive for the
     /// whole process, and a strong (or unowned) reference would be retained and released around every probe.
-    let observationProbe = Unmanaged.passUnretained(ObservationProbe.shared)
+    @usableFromInline let observationProbe = Unmanaged.passUnretained(ObservationProbe.shared)
 
     /// Effect nodes standing for user-defined ``Subscriber`` objects registered with ``register(_:)``.
     var subscriberNodes: [ObjectIdentifier: SubscriberNode] = [:]

@@ -97,6 +97,20 @@ extension RippleNode {
             && readsOutsideEvaluationPlainly
     }
 
+    /// Whether a read outside evaluations of this runtime on this thread may copy the value by one engine call
+    /// (`copyOutsideEvaluation(copying:into:byteCount:)`): no other runtime evaluates on this thread (a trap), no
+    /// async run may be the reader, no writes of observed properties wait, and Observation does not track reads on
+    /// this thread. Otherwise the read takes the general path, with its section
+    /// (`readOutsideEvaluation(copying:into:byteCount:)`), which handles each of those. Asked before the caller
+    /// makes the copy's arguments: nothing of them is kept across the probe's call into Observation. Inlined into
+    /// the caller (`Derivation.value(readingOutsideEvaluation:)`): a call of its own cost its frame and the
+    /// registers it saved, about 12 instructions a read.
+    @inlinable @inline(__always)
+    final func copiesOutsideEvaluation() -> Bool {
+        if _slowPath(!readsOutsideEvaluationPlainly) { return false }
+        return !ObservationProbe.mayBeTracking(unownedRuntime.observationProbe)
+    }
+
     /// A read outside evaluations of a value of plain bytes, `byteCount` (at most 8) at `source`, that only the
     /// graph's computes and writes change, when `copiesOutsideEvaluation()` says so: the value's bytes, first in
     /// the word returned. One engine call (rp_node_read_copy) through `ripple_read_copy_word`, which copies into a

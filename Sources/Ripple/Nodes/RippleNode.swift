@@ -298,18 +298,6 @@ public class RippleNode {
         endRead(beginRead())
     }
 
-    /// Whether a read outside evaluations of this runtime on this thread may copy the value by one engine call
-    /// (`copyOutsideEvaluation(copying:into:byteCount:)`): no other runtime evaluates on this thread (a trap), no
-    /// async run may be the reader, no writes of observed properties wait, and Observation does not track reads on
-    /// this thread. Otherwise the read takes the general path, with its section
-    /// (`readOutsideEvaluation(copying:into:byteCount:)`), which handles each of those. Asked before the caller
-    /// makes the copy's arguments: nothing of them is kept across the probe's call into Observation.
-    @usableFromInline @inline(never)
-    final func copiesOutsideEvaluation() -> Bool {
-        if _slowPath(!readsOutsideEvaluationPlainly) { return false }
-        return !ObservationProbe.isTracking(unownedRuntime.observationProbe)
-    }
-
     /// A read outside evaluations that copies the value, `byteCount` bytes of plain memory at `source` that only
     /// the graph's computes and writes change, into `destination`, when `copiesOutsideEvaluation()` says so: one
     /// engine call (`rp_node_read_copy`) that opens the read section, copies and ends it, where a section's begin

@@ -12,8 +12,11 @@
 //
 // Observation → Ripple: ObservedProperties.swift.
 internal import CRipple
-internal import CRippleThreadState
-internal import Observation
+// Imported publicly, as in RippleNode+Reads.swift and for the same reason: the probe below is inlinable, so that a
+// read outside evaluations asks it from the reader (`RippleNode.copiesOutsideEvaluation()`) rather than from a
+// function of its own. No public declaration mentions their types; `import Ripple` does not make them visible.
+public import CRippleThreadState
+public import Observation
 
 /// Tells whether Observation is tracking reads on this thread, without recording anything Observation would keep
 /// or notify.
@@ -27,6 +30,7 @@ internal import Observation
 ///
 /// `@unchecked Sendable`: its stored properties are immutable, and a key path without captured mutable state
 /// (this one's argument is an empty value) is safe to share; `KeyPath` is simply not declared `Sendable`.
+@usableFromInline
 final class ObservationProbe: Observable, @unchecked Sendable {
     /// The argument of the probe's key path: its hash is the signal.
     struct Signal: Hashable, Sendable {
@@ -40,17 +44,28 @@ final class ObservationProbe: Observable, @unchecked Sendable {
 
     // The key path first: a field after the registrar (a type of another module) sits at an offset the probe
     // would have to load.
-    let keyPath: KeyPath<ObservationProbe, Int> = \ObservationProbe.[Signal()]
-    let registrar = ObservationRegistrar()
+    @usableFromInline let keyPath: KeyPath<ObservationProbe, Int> = \ObservationProbe.[Signal()]
+    @usableFromInline let registrar = ObservationRegistrar()
 
     /// The one probe. Each runtime keeps a reference (`Runtime.observationProbe`), so that a read does not check
     /// that this static is initialized.
     static let shared = ObservationProbe()
 
     /// Whether the calling thread is inside `withObservationTracking`'s `apply` closure; `probe` is ``shared``.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func isTracking(_ probe: Unmanaged<ObservationProbe>) -> Bool {
         ripple_thread_state_set_observation_probed(false)
+        probe._withUnsafeGuaranteedRef { probe in probe.registrar.access(probe, keyPath: probe.keyPath) }
+        return ripple_thread_state_observation_probed()
+    }
+
+    /// ``isTracking(_:)`` without clearing the flag first, for a caller whose `true` takes a path that asks
+    /// ``isTracking(_:)`` again (`RippleNode.copiesOutsideEvaluation()`): only the probe's hash sets the flag, so
+    /// a flag still clear after the probe means Observation is not tracking, and a flag set before (by an earlier
+    /// probe that found tracking) costs one read the general path, whose probe clears it. Saves the store before
+    /// the probe and the register that kept the flag's address across Observation's call.
+    @inlinable @inline(__always)
+    static func mayBeTracking(_ probe: Unmanaged<ObservationProbe>) -> Bool {
         probe._withUnsafeGuaranteedRef { probe in probe.registrar.access(probe, keyPath: probe.keyPath) }
         return ripple_thread_state_observation_probed()
     }

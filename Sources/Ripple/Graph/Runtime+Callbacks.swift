@@ -176,9 +176,9 @@ extension Runtime {
     /// evaluating yet, or one not `.retainedDirectCompute` yet). A derivation's first compute since its readers
     /// retained it, with nothing to prepare, runs its specialized code from here
     /// (`Derivation.recomputeFromGeneralPath(_:host:changed:retained:)`) and makes the next ones take the callback's
-    /// common path (`Derivation.recomputeFromCallback`); any other compute is the node's own,
-    /// through the class call. Out of line, so that the callback's common path keeps no frame for it. The callback
-    /// keeps nothing across it.
+    /// common path (`Derivation.recomputeFromCallback`); any other compute is the node's own, through the class
+    /// call. Out of line, so that the callback's common path keeps no frame for it. The callback keeps nothing
+    /// across it.
     @inline(never)
     private static func computeRetained(
         _ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>

@@ -38,8 +38,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// so a value written and written back before anyone re-validates is no change. For a value of plain bytes
     /// (`_isPOD`), up to date only once a write was stored since the commit (`committedIsCurrent`): the commit
     /// leaves it, and the first write after it copies `latest` here (`store`), where the value's type is known,
-    /// instead of the commit's copy through the value witness table in generic code. (A value with references is copied by the commit, so that the
-    /// value before a write is not kept alive until the next one.) Usable from inlinable code for that.
+    /// instead of the commit's copy through the value witness table in generic code. (A value with references is
+    /// copied by the commit, so that the value before a write is not kept alive until the next one.) Usable from
+    /// inlinable code for that.
     @usableFromInline @exclusivity(unchecked) var committed: Value
     /// The value the atom was created with: what ``reset()`` writes back.
     private let initial: Value
@@ -298,13 +299,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     override func commit() -> Bool {
         // The commit callback makes this test itself for a value of plain bytes (`commitFromCallback`), and
-        // calls here only when it fails. One write since the last commit (the common case): a change, found by the
-        // write's own comparison (see `store`); an in-place mutation: a change whatever equality says. Otherwise
-        // (several writes, or none that this object saw) the values are compared, out of line. A value of plain
-        // bytes is not copied to `committed` here: the next write does it (see there), where a copy through the
-        // value witness table, a call in this generic code, is a load and a store.
-        let pending = pendingWrites
-        if _fastPath(pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0) {
+        // calls here only when it fails. Otherwise the values are compared, out of line. A value of plain bytes is
+        // not copied to `committed` here: the next write does it (see there), where a copy through the value
+        // witness table, a call in this generic code, is a load and a store.
+        if _fastPath(AtomPendingWrites.commitIsAChange(pendingWrites)) {
             pendingWrites = 0
             if !_isPOD(Value.self) { committed = latest }
             return true
@@ -324,8 +322,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @inline(__always)
     static func commitFromCallback(_ node: UnsafeMutableRawPointer) -> Bool where Value == ErasedAtomValue {
         let committed = Unmanaged<AtomObject<ErasedAtomValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { atom in
-            let pending = atom.pendingWrites
-            if _fastPath(pending == AtomPendingWrites.written || pending & AtomPendingWrites.mutatedInPlace != 0) {
+            if _fastPath(AtomPendingWrites.commitIsAChange(atom.pendingWrites)) {
                 atom.pendingWrites = 0
                 return true
             }
@@ -379,6 +376,15 @@ struct ErasedAtomValue {}
     @inlinable static var writtenAgain: UInt8 { 2 }
     /// `Runtime.didMutate` announced an in-place mutation: the commit is a change whatever equality says.
     @inlinable static var mutatedInPlace: UInt8 { 4 }
+
+    /// Whether the commit of an atom whose `pendingWrites` are `pending` is a change without comparing values: one
+    /// write since the last commit (its own comparison found it a change, see `AtomObject.store`), or an in-place
+    /// mutation (a change whatever equality says). Otherwise (several writes, or none the atom saw) the commit
+    /// compares.
+    @inline(__always)
+    static func commitIsAChange(_ pending: UInt8) -> Bool {
+        pending == written || pending & mutatedInPlace != 0
+    }
 }
 
 extension AtomObject where Value: Equatable {

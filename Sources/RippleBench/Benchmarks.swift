@@ -178,13 +178,17 @@ private func creationBenchmarks() -> [Benchmark] {
         var c: rb_creation_t?
         var swift: CreationResult?
         var observation: CreationResult?
+        var floor: CreationResult?
     }
     let cache = Cache()
     return phases.map { phase in
         Benchmark(id: phase.id, group: "create", title: phase.title) { row, options in
             let samples = options.samples(RippleCreation.defaultSamples)
             if cache.c == nil { cache.c = rb_creation_run(Int32(count), Int32(samples)) }
-            if options.swift, cache.swift == nil { cache.swift = RippleCreation.run(count: count, samples: samples) }
+            if options.swift, cache.swift == nil {
+                cache.swift = RippleCreation.run(count: count, samples: samples)
+                cache.floor = SwiftRuntimeFloor.creation(count: count, samples: samples)
+            }
             #if canImport(Observation)
             if options.observation, cache.observation == nil {
                 cache.observation = ObservationGraphs.creation(
@@ -208,6 +212,14 @@ private func creationBenchmarks() -> [Benchmark] {
                 row.failures += observation.failures.map { "Observation: \($0)" }
             }
             row.notes.append("\(format(phase.c(c) * 1e6 / Double(phase.id == "teardown" ? 3 * count : count))) ns/node C")
+            if let floor = cache.floor {
+                // The Swift column also makes (or disposes of) the C column's engine nodes: its least ratio.
+                let floorMilliseconds = phase.swift(floor)
+                row.notes.append(
+                    "malloc and the Swift runtime alone \(format(floorMilliseconds)) ms: Swift/C at least "
+                        + "\(format((phase.c(c) + floorMilliseconds) / phase.c(c)))")
+                row.failures += floor.failures.map { "Swift runtime floor: \($0)" }
+            }
             if phase.id == "create-derived" { row.notes.append("lazy: created, not computed") }
         }
     }
@@ -252,9 +264,17 @@ private func memoryBenchmarks() -> [Benchmark] {
                     + "\(format(c.reserved_per_node)) B/node reserved")
             if options.swift {
                 let swift = RippleCreation.memory(count: 10_000, width: 1, height: 1)
+                let engine = (
+                    atom: swift.perAtom - Double(swift.atomObject),
+                    derivation: swift.perDerivation - Double(swift.derivationObject + swift.derivationBody),
+                    effect: swift.perEffect - Double(swift.effectObject + swift.effectBody)
+                )
                 row.notes.append(
-                    "Swift heap: \(format(swift.perAtom)) B/atom, \(format(swift.perDerivation)) B/derivation, "
-                        + "\(format(swift.perEffect)) B/effect (edges included)")
+                    "Swift heap: \(format(swift.perAtom)) B/atom (object \(swift.atomObject), engine \(format(engine.atom))), "
+                        + "\(format(swift.perDerivation)) B/derivation (object \(swift.derivationObject), "
+                        + "body \(swift.derivationBody), engine \(format(engine.derivation))), "
+                        + "\(format(swift.perEffect)) B/effect (object \(swift.effectObject), "
+                        + "body \(swift.effectBody), engine \(format(engine.effect))); engine: node, edge, reserve")
             }
             if c.failed != 0 { row.failures.append("C memory check failed") }
         },

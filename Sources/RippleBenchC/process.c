@@ -11,6 +11,11 @@ size_t rb_heap_in_use(void) {
     return mallinfo2().uordblks;
 }
 
+size_t rb_heap_block_bytes(const void *pointer) {
+    /* An in-use block's size is its usable bytes and the one size word before them. */
+    return malloc_usable_size((void *)pointer) + sizeof(size_t);
+}
+
 size_t rb_resident_bytes(void) {
     FILE *file = fopen("/proc/self/statm", "r");
     if (file == NULL) return 0;

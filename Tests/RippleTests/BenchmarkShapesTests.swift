@@ -95,6 +95,22 @@ import Testing
         #expect(result.failures == [])
     }
 
+    /// The creation rows' Swift runtime floor times the node objects' own heap blocks: each stand-in takes the
+    /// block of the node object it stands for (a node object that grows or shrinks fails this until its stand-in
+    /// follows).
+    @Test func runtimeFloorStandInsTakeTheNodeObjectsHeapBlocks() {
+        let result = SwiftRuntimeFloor.creation(count: 1000, samples: 1)
+        #expect(result.failures == [])
+        #expect(result.atoms > 0 && result.derived > 0 && result.effects > 0 && result.teardown > 0)
+    }
+
+    /// A derivation's and an effect's body closure each capture one atom: the same context, read from the closure.
+    @Test func bodyClosuresOfDerivationsAndEffectsTakeOneContextBlockEach() {
+        let bytes = SwiftRuntimeFloor.bodyBytes()
+        #expect(bytes.derivation >= 32)
+        #expect(bytes.derivation == bytes.effect)
+    }
+
     /// The async rows, small: 1 + 200 warm-up + 20 timed writes, each waited for until `.success` was seen; the
     /// last input is 220, so the last value is 2 * 220 + 1.
     @Test func asyncWriteToSuccessSeesEveryResultThroughRippleAndByHand() async {

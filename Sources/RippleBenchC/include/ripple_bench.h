@@ -235,6 +235,9 @@ rb_memory_t rb_memory_kinds(int count);
  * the resident set size (/proc/self/statm). */
 size_t rb_heap_in_use(void);
 size_t rb_resident_bytes(void);
+/* The bytes of the heap block malloc handed out at `pointer` (what
+ * rb_heap_in_use counts for it: the usable bytes and the block's header). */
+size_t rb_heap_block_bytes(const void *pointer);
 
 #ifdef __cplusplus
 }

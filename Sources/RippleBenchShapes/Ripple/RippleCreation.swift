@@ -5,6 +5,10 @@ import RippleBenchC
 /// same structures as the C side's engine accounting.
 public struct SwiftMemory: Sendable, Equatable {
     public var perAtom = 0.0, perDerivation = 0.0, perEffect = 0.0
+    /// The heap blocks of one node object of each kind, and of a derivation's and an effect's body closure
+    /// (`SwiftRuntimeFloor`): what is left of each kind's bytes is the engine's (its node, edge and reserve).
+    public var atomObject = 0, derivationObject = 0, effectObject = 0
+    public var derivationBody = 0, effectBody = 0
     public var gridPerNode = 0.0
     public var residentPerNode = 0.0 // process resident size, grid
     public var failures: [String] = []
@@ -94,10 +98,12 @@ public enum RippleCreation {
             memory.perAtom = Double(h1 - h0) / Double(count)
             memory.perDerivation = Double(h2 - h1) / Double(count)
             memory.perEffect = Double(h3 - h2) / Double(count)
+            (memory.atomObject, memory.derivationObject, memory.effectObject) = SwiftRuntimeFloor.nodeObjectBytes()
             effects = []
             derivations = []
             atoms = []
         }
+        (memory.derivationBody, memory.effectBody) = SwiftRuntimeFloor.bodyBytes()
         return memory
     }
 }

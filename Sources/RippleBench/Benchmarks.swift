@@ -264,17 +264,19 @@ private func memoryBenchmarks() -> [Benchmark] {
                     + "\(format(c.reserved_per_node)) B/node reserved")
             if options.swift {
                 let swift = RippleCreation.memory(count: 10_000, width: 1, height: 1)
-                let engine = (
-                    atom: swift.perAtom - Double(swift.atomObject),
-                    derivation: swift.perDerivation - Double(swift.derivationObject + swift.derivationBody),
-                    effect: swift.perEffect - Double(swift.effectObject + swift.effectBody)
-                )
-                row.notes.append(
-                    "Swift heap: \(format(swift.perAtom)) B/atom (object \(swift.atomObject), engine \(format(engine.atom))), "
-                        + "\(format(swift.perDerivation)) B/derivation (object \(swift.derivationObject), "
-                        + "body \(swift.derivationBody), engine \(format(engine.derivation))), "
-                        + "\(format(swift.perEffect)) B/effect (object \(swift.effectObject), "
-                        + "body \(swift.effectBody), engine \(format(engine.effect))); engine: node, edge, reserve")
+                // A kind's bytes: its object's block, its body's closure block, and the engine's share (the rest).
+                func split(_ kind: String, _ total: Double, object: Int, body: Int?) -> String {
+                    let engine = total - Double(object + (body ?? 0))
+                    return "\(format(total)) B/\(kind) (object \(object), " + (body.map { "body \($0), " } ?? "")
+                        + "engine \(format(engine)))"
+                }
+                let kinds = [
+                    split("atom", swift.perAtom, object: swift.atomObject, body: nil),
+                    split(
+                        "derivation", swift.perDerivation, object: swift.derivationObject, body: swift.derivationBody),
+                    split("effect", swift.perEffect, object: swift.effectObject, body: swift.effectBody),
+                ]
+                row.notes.append("Swift heap: " + kinds.joined(separator: ", ") + "; engine: node, edge, reserve")
             }
             if c.failed != 0 { row.failures.append("C memory check failed") }
         },

@@ -3,8 +3,9 @@ import RippleBenchC
 
 /// What the Swift side of creation, teardown and memory costs before any of Ripple's code runs: the heap blocks of
 /// the node objects and of the bodies' closures, allocated and freed by malloc and the Swift runtime. A node's
-/// creation also makes its engine node (the C column's whole work) and its teardown disposes of it, so Swift ÷ C
-/// cannot fall below (C + this floor) ÷ C.
+/// creation also makes its engine node (the C column's whole work) and its teardown disposes of it, so on a heap
+/// both sides find warm, Swift ÷ C cannot fall below (C + this floor) ÷ C. (On a cold heap the C column, which runs
+/// first, also pays the page faults of memory the process touches for the first time.)
 ///
 /// The stand-ins are plain classes whose instances take the same heap block as `AtomObject<Int>`,
 /// `Derivation<Int>` and `Effect` (`standInMismatches` checks it against the real objects), and closures of the

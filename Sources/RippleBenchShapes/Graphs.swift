@@ -149,4 +149,34 @@ public enum CreationCheck {
         result.failures = verifier.failures
         return result
     }
+
+    /// The phases of one creation sample, which every backend runs the same way: `count` atoms (`atom(i)`), a
+    /// derivation reading each (`derive`), an effect reading each (`effect`, whose body counts its runs in
+    /// `counter`), then releasing the effects, the derivations and the atoms, in that order. Calls `mark` at the
+    /// start and after each of the first three phases; the caller marks the teardown's end (after leaving any
+    /// scope the phases ran in, a runtime's say, whose end is part of the teardown). Inlined into each caller, so
+    /// that the makers' calls are its own code, as if written there: called through a generic function, they
+    /// slowed the Swift column's derivations by 11%.
+    @inline(__always)
+    static func phases<Atom, Derived, Observer>(
+        count: Int, mark: () -> Void, counter: Counter, atom: (Int) -> Atom, derive: (Atom) -> Derived,
+        effect: (Atom, Counter) -> Observer
+    ) {
+        var atoms: [Atom] = []
+        var derivations: [Derived] = []
+        var effects: [Observer] = []
+        atoms.reserveCapacity(count)
+        derivations.reserveCapacity(count)
+        effects.reserveCapacity(count)
+        mark()
+        for i in 0..<count { atoms.append(atom(i)) }
+        mark()
+        for source in atoms { derivations.append(derive(source)) }
+        mark()
+        for source in atoms { effects.append(effect(source, counter)) }
+        mark()
+        effects = []
+        derivations = []
+        atoms = []
+    }
 }

@@ -224,23 +224,11 @@ public enum ObservationGraphs {
         CreationCheck.measure(count: count, samples: samples) { mark in
             let world = ObservationWorld()
             let counter = Counter()
-            var atoms: [IntCell] = []
-            var derivations: [ObservedDerivation<IntCell>] = []
-            var effects: [ObservationObserver] = []
-            atoms.reserveCapacity(count)
-            derivations.reserveCapacity(count)
-            effects.reserveCapacity(count)
-            mark()
-            for i in 0..<count { atoms.append(world.atom(i)) }
-            mark()
             // Observation has no lazy derived values: creating one computes it.
-            for source in atoms { derivations.append(world.derive { source.value }) }
-            mark()
-            for source in atoms { effects.append(world.effect { _ = source.value; counter.count += 1 }) }
-            mark()
-            effects = []
-            derivations = []
-            atoms = []
+            CreationCheck.phases(
+                count: count, mark: mark, counter: counter, atom: { world.atom($0) },
+                derive: { source in world.derive { source.value } },
+                effect: { source, counter in world.effect { _ = source.value; counter.count += 1 } })
             mark()
             return counter.count
         }

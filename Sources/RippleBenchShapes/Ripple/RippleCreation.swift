@@ -27,22 +27,10 @@ public enum RippleCreation {
         CreationCheck.measure(count: count, samples: samples) { mark in
             let counter = Counter()
             withIsolatedRuntime(using: Runtime()) {
-                var atoms: [AtomObject<Int>] = []
-                var derivations: [Derivation<Int>] = []
-                var effects: [Effect] = []
-                atoms.reserveCapacity(count)
-                derivations.reserveCapacity(count)
-                effects.reserveCapacity(count)
-                mark()
-                for i in 0..<count { atoms.append(atom(i)) }
-                mark()
-                for source in atoms { derivations.append(derive { source.value }) }
-                mark()
-                for source in atoms { effects.append(Effect { _ = source.value; counter.count += 1 }) }
-                mark()
-                effects = []
-                derivations = []
-                atoms = []
+                CreationCheck.phases(
+                    count: count, mark: mark, counter: counter, atom: { atom($0) },
+                    derive: { source in derive { source.value } },
+                    effect: { source, counter in Effect { _ = source.value; counter.count += 1 } })
             }
             mark()
             return counter.count

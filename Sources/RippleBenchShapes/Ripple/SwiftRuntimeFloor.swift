@@ -36,30 +36,16 @@ public enum SwiftRuntimeFloor {
         init(_ body: @escaping Body<Void>) { self.body = body }
     }
 
-    /// The phases of `RippleCreation.run` (`count` atoms, then `count` derivations each reading one, `count`
-    /// effects each reading one and counting its run, then releasing effects, derivations and atoms), with the
-    /// stand-ins: the allocations and frees only. No body runs.
+    /// The phases of `RippleCreation.run` (`CreationCheck.phases`) with the stand-ins: the allocations and
+    /// frees only. No body runs.
     public static func creation(
         count: Int = RippleCreation.defaultCount, samples: Int = RippleCreation.defaultSamples
     ) -> CreationResult {
         var result = CreationCheck.measure(count: count, samples: samples) { mark in
-            let counter = Counter()
-            var atoms: [AtomStandIn] = []
-            var derivations: [DerivationStandIn] = []
-            var effects: [EffectStandIn] = []
-            atoms.reserveCapacity(count)
-            derivations.reserveCapacity(count)
-            effects.reserveCapacity(count)
-            mark()
-            for i in 0..<count { atoms.append(AtomStandIn(i)) }
-            mark()
-            for source in atoms { derivations.append(DerivationStandIn { source.value }) }
-            mark()
-            for source in atoms { effects.append(EffectStandIn { _ = source.value; counter.count += 1 }) }
-            mark()
-            effects = []
-            derivations = []
-            atoms = []
+            CreationCheck.phases(
+                count: count, mark: mark, counter: Counter(), atom: { AtomStandIn($0) },
+                derive: { source in DerivationStandIn { source.value } },
+                effect: { source, counter in EffectStandIn { _ = source.value; counter.count += 1 } })
             mark()
             return count  // no body runs: `measure` checks a count of effect runs
         }

@@ -86,7 +86,11 @@ public enum RippleCreation {
             memory.perAtom = Double(h1 - h0) / Double(count)
             memory.perDerivation = Double(h2 - h1) / Double(count)
             memory.perEffect = Double(h3 - h2) / Double(count)
-            (memory.atomObject, memory.derivationObject, memory.effectObject) = SwiftRuntimeFloor.nodeObjectBytes()
+            // The blocks of the objects just counted (no other runtime's).
+            let block = SwiftRuntimeFloor.blockBytes
+            memory.atomObject = atoms.first.map(block) ?? 0
+            memory.derivationObject = derivations.first.map(block) ?? 0
+            memory.effectObject = effects.first.map(block) ?? 0
             effects = []
             derivations = []
             atoms = []

@@ -52,7 +52,9 @@ func targetName(file: String, index: Int) -> String {
 }
 
 func blocks(of file: String, root: String) -> [Block] {
-    guard let text = try? String(contentsOfFile: "\(root)/\(file)", encoding: .utf8) else { fail("cannot read \(file)") }
+    guard let text = try? String(contentsOfFile: "\(root)/\(file)", encoding: .utf8) else {
+        fail("cannot read \(file)")
+    }
     let lines = text.components(separatedBy: "\n")
     var found: [Block] = []
     var marker: Marker?
@@ -72,9 +74,14 @@ func blocks(of file: String, root: String) -> [Block] {
             while !closed {
                 i += 1
                 guard i < lines.count else { fail("\(place): marker never closed") }
-                if lines[i].trimmingCharacters(in: .whitespaces) == "-->" { closed = true } else { hidden.append(lines[i]) }
+                if lines[i].trimmingCharacters(in: .whitespaces) == "-->" {
+                    closed = true
+                } else {
+                    hidden.append(lines[i])
+                }
             }
-            marker = Marker(options: parseOptions(first.trimmingCharacters(in: .whitespaces), at: place), hidden: hidden)
+            let options = parseOptions(first.trimmingCharacters(in: .whitespaces), at: place)
+            marker = Marker(options: options, hidden: hidden)
             i += 1
             continue
         }
@@ -196,8 +203,10 @@ for block in all {
         products.append(".product(name: \"RippleTesting\", package: \"\(identity)\")")
     }
     let kind = isTest ? "testTarget" : "executableTarget"
-    manifestTargets.append("        .\(kind)(name: \"\(block.target)\", dependencies: [\(products.joined(separator: ", "))], "
-        + "path: \"\(folder)/\(block.target)\"),")
+    let dependencies = products.joined(separator: ", ")
+    let path = "\(folder)/\(block.target)"
+    manifestTargets.append(
+        "        .\(kind)(name: \"\(block.target)\", dependencies: [\(dependencies)], path: \"\(path)\"),")
     let note = options["known-issue"].map { "known-issue \($0)" }
         ?? (swiftUI ? "swiftui" : (promises ? "\(expected.count) lines" : ""))
     table.append("\(block.target)\t\(isTest ? "test" : "main")\t\(place)\t\(note)")

@@ -3,7 +3,8 @@
 // the given Markdown files, writes one target per block into the package folder OUT (Sources/<target>/main.swift
 // or Tests/<target>/Sample.swift), the manifest OUT/Package.swift depending on the Ripple package at ROOT, the
 // output each block promises (OUT/expected/<target>.txt) and one line per block in OUT/samples.tsv:
-// target, kind (main, test, skip), where (file:line), a note. It fails on a marker it does not understand.
+// target, kind (main, test, manifest, skip), where (file:line), a note. A manifest block goes to
+// OUT/manifests/<target>/Package.swift. It fails on a marker it does not understand.
 import Foundation
 
 struct Marker {
@@ -35,7 +36,7 @@ func parseOptions(_ line: String, at place: String) -> [String: String] {
         options["skip"] = String(text[text.index(after: open)..<close])
         text.removeSubrange(skip.lowerBound...close)
     }
-    let known: Set = ["main", "test", "fragment", "id", "uses", "swiftui", "output", "known-issue"]
+    let known: Set = ["main", "test", "manifest", "fragment", "id", "uses", "swiftui", "output", "known-issue"]
     for item in text.split(whereSeparator: { $0 == ";" || $0 == " " }) where !item.isEmpty {
         let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
         guard known.contains(parts[0]) else { fail("\(place): unknown sample option \(parts[0])") }
@@ -154,6 +155,7 @@ for block in all {
 
 let fileManager = FileManager.default
 try? fileManager.removeItem(atPath: "\(out)/expected")
+try? fileManager.removeItem(atPath: "\(out)/manifests")
 try fileManager.createDirectory(atPath: "\(out)/expected", withIntermediateDirectories: true)
 var kept: Set<String> = []
 
@@ -173,6 +175,12 @@ for block in all {
     if options["skip"] != nil {
         let reason = options["skip"] ?? ""
         table.append("\(block.target)\tskip\t\(place)\t\(reason)")
+        continue
+    }
+    if options["manifest"] != nil {
+        try fileManager.createDirectory(atPath: "\(out)/manifests/\(block.target)", withIntermediateDirectories: true)
+        try write(block.code.joined(separator: "\n") + "\n", to: "\(out)/manifests/\(block.target)/Package.swift")
+        table.append("\(block.target)\tmanifest\t\(place)\t")
         continue
     }
     var code: [String] = []

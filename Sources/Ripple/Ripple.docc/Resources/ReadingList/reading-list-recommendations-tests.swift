@@ -1,0 +1,1 @@
+../../../../../Examples/ReadingList/Tests/ReadingListTests/RecommendationsTests.swift

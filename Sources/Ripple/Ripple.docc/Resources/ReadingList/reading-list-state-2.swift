@@ -1,0 +1,1 @@
+../../../../../Examples/ReadingList/Sources/ReadingList/ReadingListState.swift

@@ -1,0 +1,1 @@
+../../../../../Examples/ReadingList/Tests/ReadingListTests/ReadingListStateTests.swift

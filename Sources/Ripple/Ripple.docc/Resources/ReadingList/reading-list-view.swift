@@ -1,0 +1,1 @@
+../../../../../Examples/ReadingList/Sources/ReadingListViews/ReadingListView.swift

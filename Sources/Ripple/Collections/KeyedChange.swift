@@ -2,19 +2,20 @@
 /// which elements changed since their last evaluation (`KeyedView`). Immutable: the collection's change-log atom
 /// holds the newest entry, and a view keeps the entry it saw last; a view that walks back from the newest entry
 /// without meeting its own (a chain cut, or a snapshot restored) computes itself again from the whole collection.
-final class KeyedChange<ID: Hashable & Sendable>: Sendable {
-    /// What the edit did to the element.
-    enum Kind: Sendable {
-        case changed, inserted, removed, moved
-        /// The start of the log, when the first view was made: a view that saw it applies every change after it.
-        case started
-    }
+/// What an edit did to an element (`KeyedChange`).
+@usableFromInline
+enum KeyedChangeKind: Sendable {
+    case changed, inserted, removed, moved
+    /// The start of the log, when the first view was made: a view that saw it applies every change after it.
+    case started
+}
 
+final class KeyedChange<ID: Hashable & Sendable>: Sendable {
     /// How many entries a chain holds at most: the next one starts a new chain, so that the log stays bounded
     /// (and releasing it recurses at most this deep). A view this far behind computes itself again.
     static var chainLimit: Int { 1024 }
 
-    let kind: Kind
+    let kind: KeyedChangeKind
     /// The element changed; nil for `started`.
     let id: ID?
     /// The entry before this one in the chain, nil at the start of a chain.
@@ -22,7 +23,7 @@ final class KeyedChange<ID: Hashable & Sendable>: Sendable {
     /// How many entries precede this one in its chain.
     let depth: Int
 
-    init(_ kind: Kind, _ id: ID?, after previous: KeyedChange?) {
+    init(_ kind: KeyedChangeKind, _ id: ID?, after previous: KeyedChange?) {
         self.kind = kind
         self.id = id
         if let previous, previous.depth + 1 < Self.chainLimit {

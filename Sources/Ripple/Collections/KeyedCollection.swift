@@ -49,11 +49,11 @@
 /// insert), and goes once nothing does.
 public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// One element's node: its value, nil while no element of that id is in the collection.
-    typealias Row = AtomObject<Element?>
+    @usableFromInline typealias Row = AtomObject<Element?>
 
     /// One place in the order: the id, and the node of its element (held here so that a snapshot of the order
     /// keeps the nodes of the elements it names).
-    struct Place: Sendable {
+    @usableFromInline struct Place: Sendable {
         let id: ID
         let row: Row
     }
@@ -62,35 +62,35 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     public let runtime: Runtime
     /// The places in order, and the revision of the edit that wrote them (which tells the collection's own writes
     /// from a snapshot's restore).
-    struct Order: Sendable {
+    @usableFromInline struct Order: Sendable {
         var places: ContiguousArray<Place>
         var revision: Int
     }
 
     /// The order: what readers of ``ids`` and ``count`` depend on. Every write is a change (the edit knows it is).
-    let order: AtomObject<Order>
+    @usableFromInline let order: AtomObject<Order>
     /// The newest change, read by the views alone (`KeyedView`); written only once a view exists.
     let changeLog: AtomObject<KeyedChange<ID>?>
     /// The id of an element.
-    let identify: @Sendable (Element) -> ID
+    @usableFromInline let identify: @Sendable (Element) -> ID
     /// Whether two values of one element are the same for its readers.
     let equals: @Sendable (Element, Element) -> Bool
     /// The collection's name in its nodes' labels.
-    let label: String
+    @usableFromInline let label: String
 
     // Guards the two properties below, for a dictionary look-up or store at a time; never held while touching the
     // graph. The properties skip the dynamic exclusivity checks: the lock already makes each access exclusive.
-    private let lock = SpinLock()
+    @usableFromInline let lock = SpinLock()
     /// The node of every id the collection holds, and of removed ids whose node is still read or in the order
     /// (see `dropUnreadRows`).
-    @exclusivity(unchecked) private var rows: [ID: Row] = [:]
+    @usableFromInline @exclusivity(unchecked) var rows: [ID: Row] = [:]
     /// How many entries of `rows` may be for removed elements: when it passes the number of elements, the next
     /// removal looks for the nodes nothing holds any more.
     @exclusivity(unchecked) private var removedRows = 0
 
     /// Whether edits record their changes in `changeLog`: set, in a batch, by the first view made. Read and written
     /// only in batches of `runtime`, which hold its graph exclusively, as `revision` is.
-    @exclusivity(unchecked) var logsChanges = false
+    @usableFromInline @exclusivity(unchecked) var logsChanges = false
     /// The revision of the order the collection wrote last (or took in from a restore), and the last revision it
     /// gave: each write of the order gets a new one, so that a restored order is never taken for the current one.
     @exclusivity(unchecked) private var writtenRevision = 0
@@ -169,9 +169,11 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     ///
     /// Threading: from any thread. Setting a value whose id is not `id` traps.
     public subscript(id: ID) -> Element? {
-        get {
+        // Inlinable, as the reads and edits of one element are: specialized where the element type is known, a
+        // read is a dictionary look-up and an atom's read, without generic metadata looked up at run time.
+        @inlinable get {
             guard let row = row(for: id) else {
-                _ = order.value.places.count  // a dependency on the order, which an insert of `id` changes
+                dependOnOrder()  // which an insert of `id` changes
                 return nil
             }
             return row.value
@@ -194,6 +196,12 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
                 }
             }
         }
+    }
+
+    /// Reads the order: a dependency on it, for a read that found no element.
+    @usableFromInline
+    func dependOnOrder() {
+        _ = order.value.places.count
     }
 
     /// The ids of the elements, in order. Reading it depends on the order only.
@@ -262,7 +270,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     ///     threads using the runtime wait for it.
     ///
     /// Threading: from any thread; atomic, like ``AtomObject/update(_:)``.
-    @discardableResult
+    @inlinable @discardableResult
     public func update<Result>(_ id: ID, _ body: (inout Element) throws -> Result) rethrows -> Result? {
         guard let row = row(for: id) else { return nil }
         return try runtime.batch {
@@ -363,6 +371,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     // MARK: Internals
 
     /// The node of `id`'s element (nil-valued when removed), or nil when the collection has none.
+    @inlinable
     func row(for id: ID) -> Row? {
         lock.withLock { rows[id] }
     }
@@ -448,8 +457,14 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// Notes the change in the log the views read, once a view exists; in a batch of `runtime`.
-    private func record(_ kind: KeyedChange<ID>.Kind, _ id: ID) {
-        guard logsChanges else { return }
+    @inlinable
+    func record(_ kind: KeyedChangeKind, _ id: ID) {
+        if logsChanges { appendToLog(kind, id) }
+    }
+
+    /// `record` once a view exists: out of line.
+    @usableFromInline
+    func appendToLog(_ kind: KeyedChangeKind, _ id: ID) {
         changeLog.update { head in head = KeyedChange(kind, id, after: head) }
     }
 
@@ -549,7 +564,7 @@ extension KeyedCollection where Element: Equatable {
 
 extension AtomObject {
     /// The latest value written, without a read: for code that holds the graph (a batch of the atom's runtime).
-    var latestValue: Value { latest }
+    @inlinable var latestValue: Value { latest }
 }
 
 // The collection's own mutable state (`rows`, `removedRows`) is touched only under `lock`, and `logsChanges` only in

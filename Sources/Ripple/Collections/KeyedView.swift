@@ -201,6 +201,12 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     private var included: [ID: Bool] = [:]
     /// The view's ids, in its order.
     private var members: [ID] = []
+    /// For a sorted view, the value each member had when it took its place (so `memberValues[i]` is `members[i]`'s):
+    /// the binary searches compare these, without a look-up, and find an edited element's old place by its old
+    /// value.
+    private var memberValues: [Element] = []
+    /// The same by id.
+    private var placedValues: [ID: Element] = [:]
     private var generation = 0
 
     init(
@@ -249,6 +255,10 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
         }
         if let areInIncreasingOrder { kept.sort { areInIncreasingOrder($0.element, $1.element) } }
         members = kept.map(\.id)
+        if areInIncreasingOrder != nil {
+            memberValues = kept.map(\.element)
+            placedValues = Dictionary(uniqueKeysWithValues: kept.lazy.map { ($0.id, $0.element) })
+        }
         generation += 1
     }
 
@@ -290,8 +300,10 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     private func applySorted(_ touched: [ID], by areInIncreasingOrder: (Element, Element) -> Bool) {
         var removedAt: [Int] = []
         for id in touched where included[id] == true {
-            if let index = members.firstIndex(of: id) {
+            if let index = place(of: id, by: areInIncreasingOrder) {
                 members.remove(at: index)
+                memberValues.remove(at: index)
+                placedValues[id] = nil
                 removedAt.append(index)
             }
         }
@@ -308,19 +320,40 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
             var high = members.count
             while low < high {
                 let middle = (low + high) / 2
-                if let other = self.element(members[middle]), areInIncreasingOrder(element, other) {
+                if areInIncreasingOrder(element, memberValues[middle]) {
                     high = middle
                 } else {
                     low = middle + 1
                 }
             }
             members.insert(id, at: low)
+            memberValues.insert(element, at: low)
+            placedValues[id] = element
             insertedAt.append(low)
         }
         // One element put back where it was: the ids are the same.
         if removedAt.isEmpty && insertedAt.isEmpty { return }
         if touched.count == 1 && removedAt == insertedAt { return }
         generation += 1
+    }
+
+    /// Where member `id` is: the first place whose value its old value does not precede (a binary search), then
+    /// along the values equal to it; a linear search if it is not there (not reached while the comparator is a
+    /// strict weak ordering of unchanging values).
+    private func place(of id: ID, by areInIncreasingOrder: (Element, Element) -> Bool) -> Int? {
+        guard let old = placedValues[id] else { return members.firstIndex(of: id) }
+        var low = 0
+        var high = members.count
+        while low < high {
+            let middle = (low + high) / 2
+            if areInIncreasingOrder(memberValues[middle], old) { low = middle + 1 } else { high = middle }
+        }
+        var index = low
+        while index < members.count && !areInIncreasingOrder(old, memberValues[index]) {
+            if members[index] == id { return index }
+            index += 1
+        }
+        return members.firstIndex(of: id)
     }
 }
 

@@ -41,6 +41,9 @@ func listsBenchmarks() -> [Benchmark] {
             row.figures["listEffectsPerOperation"] = Double(runs.list)
             notes.append("effects per operation: \(runs.rowEffects) row, \(runs.list) list")
             if operation == .edit {
+                let bytes = RippleLists.bytesPerRow()
+                row.figures["keyedBytesPerRow"] = bytes
+                notes.append("a KeyedCollection takes \(format(bytes)) B per row")
                 if speedup < 100 { row.failures.append("an edit is \(format(speedup))x the array atom's: under 100x") }
                 if runs.rowEffects != 1 || runs.list != 0 {
                     row.failures.append("an edit ran \(runs.rowEffects) row effects and \(runs.list) list effects")

@@ -54,8 +54,13 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// One place in the order: the id, and the node of its element (held here so that a snapshot of the order
     /// keeps the nodes of the elements it names).
     @usableFromInline struct Place: Sendable {
-        let id: ID
-        let row: Row
+        @usableFromInline let id: ID
+        @usableFromInline let row: Row
+
+        @inlinable init(id: ID, row: Row) {
+            self.id = id
+            self.row = row
+        }
     }
 
     /// The runtime the collection's nodes belong to: the one that was ``Runtime/current`` when it was created.
@@ -63,8 +68,13 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// The places in order, and the revision of the edit that wrote them (which tells the collection's own writes
     /// from a snapshot's restore).
     @usableFromInline struct Order: Sendable {
-        var places: ContiguousArray<Place>
-        var revision: Int
+        @usableFromInline var places: ContiguousArray<Place>
+        @usableFromInline var revision: Int
+
+        @usableFromInline init(places: ContiguousArray<Place>, revision: Int) {
+            self.places = places
+            self.revision = revision
+        }
     }
 
     /// The order: what readers of ``ids`` and ``count`` depend on. Every write is a change (the edit knows it is).
@@ -75,8 +85,13 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     @usableFromInline let identify: @Sendable (Element) -> ID
     /// Whether two values of one element are the same for its readers.
     let equals: @Sendable (Element, Element) -> Bool
-    /// The collection's name in its nodes' labels.
+    /// The collection's name in trap messages, and its creation site, which names its elements' nodes (a label
+    /// of their own would cost each an object).
     @usableFromInline let label: String
+    private let fileID: String
+    private let line: Int
+    /// The elements' nodes' equality, one closure for them all.
+    private let rowEquals: @Sendable (Element?, Element?) -> Bool
 
     // Guards the two properties below, for a dictionary look-up or store at a time; never held while touching the
     // graph. The properties skip the dynamic exclusivity checks: the lock already makes each access exclusive.
@@ -93,8 +108,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     @usableFromInline @exclusivity(unchecked) var logsChanges = false
     /// The revision of the order the collection wrote last (or took in from a restore), and the last revision it
     /// gave: each write of the order gets a new one, so that a restored order is never taken for the current one.
-    @exclusivity(unchecked) private var writtenRevision = 0
-    @exclusivity(unchecked) private var lastRevision = 0
+    @usableFromInline @exclusivity(unchecked) var writtenRevision = 0
+    @usableFromInline @exclusivity(unchecked) var lastRevision = 0
     /// The effect that empties the elements a restored order left out (`reconcile`).
     private var restores: Effect?
 
@@ -115,7 +130,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     ///   - id: the key path to an element's id.
     ///   - equals: returns true when two values of one element are the same for its readers (an edit to an equal
     ///     value re-runs nothing); it must not read or write Ripple nodes.
-    ///   - label: the name of the collection in its nodes' labels; by default the file and line of this call.
+    ///   - label: the name of the collection in trap messages and its nodes' labels; by default the file and line of
+    ///     this call.
     ///   - fileID: the file of the call (leave the default).
     ///   - line: the line of the call (leave the default).
     ///
@@ -129,6 +145,15 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         self.label = label ?? "\(fileID):\(line)"
         identify = { $0[keyPath: id] }
         self.equals = equals
+        self.fileID = fileID
+        self.line = line
+        rowEquals = { old, new in
+            switch (old, new) {
+            case let (old?, new?): equals(old, new)
+            case (nil, nil): true
+            default: false
+            }
+        }
         let neverEqual: @Sendable (Order, Order) -> Bool = { _, _ in false }
         order = AtomObject(
             Order(places: [], revision: 0), equals: neverEqual, label: "\(self.label).order", fileID: fileID, line: line)
@@ -292,6 +317,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// Adds `element` at the end. Re-runs the readers of the order and of that id.
     ///
     /// Threading: from any thread. An element whose id the collection holds already traps.
+    @inlinable
     public func append(_ element: Element) {
         runtime.batch { insertInBatch(element, at: nil) }
     }
@@ -310,6 +336,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     ///
     /// Threading: from any thread. An element whose id the collection holds already, or an index out of range,
     /// traps.
+    @inlinable
     public func insert(_ element: Element, at index: Int) {
         runtime.batch { insertInBatch(element, at: index) }
     }
@@ -318,7 +345,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// and of that element.
     ///
     /// Threading: from any thread.
-    @discardableResult
+    @inlinable @discardableResult
     public func remove(_ id: ID) -> Element? {
         guard let row = row(for: id) else { return nil }
         let removed: Element? = runtime.batch {
@@ -349,7 +376,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// ```
     ///
     /// Threading: from any thread. An index out of range traps.
-    @discardableResult
+    @inlinable @discardableResult
     public func move(_ id: ID, to index: Int) -> Bool {
         runtime.batch {
             var found = false
@@ -377,19 +404,10 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// A new node holding `element`, made in the collection's runtime and entered in `rows`.
-    private func makeRow(_ element: Element, id: ID) -> Row {
-        let equals = equals
+    @usableFromInline
+    func makeRow(_ element: Element, id: ID) -> Row {
         let row = RippleContext.$runtimeOverride.withValue(runtime) {
-            Row(
-                element,
-                equals: { old, new in
-                    switch (old, new) {
-                    case let (old?, new?): equals(old, new)
-                    case (nil, nil): true
-                    default: false
-                    }
-                },
-                label: "\(label)[\(id)]")
+            Row(element, equals: rowEquals, fileID: fileID, line: line)
         }
         lock.withLock { rows[id] = row }
         return row
@@ -397,7 +415,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
 
     /// Inserts `element` at `index` (nil: the end); in a batch of `runtime`. A removed element's node is reused,
     /// so that its readers learn of the insert.
-    private func insertInBatch(_ element: Element, at index: Int?) {
+    @inlinable
+    func insertInBatch(_ element: Element, at index: Int?) {
         let id = identify(element)
         let row: Row
         if let existing = self.row(for: id) {
@@ -421,7 +440,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// Changes the places in order, as the collection's own write; in a batch of `runtime`.
-    private func editOrder(_ body: (inout ContiguousArray<Place>) -> Void) {
+    @inlinable
+    func editOrder(_ body: (inout ContiguousArray<Place>) -> Void) {
         lastRevision += 1
         writtenRevision = lastRevision
         let revision = lastRevision
@@ -470,7 +490,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
 
     /// Counts a removed element's node; once they outnumber the elements, drops those nothing else holds (no
     /// reader, no place in the order or in the value a snapshot or a reader kept).
-    private func noteRemovedRow() {
+    @usableFromInline
+    func noteRemovedRow() {
         let sweep = lock.withLock {
             removedRows += 1
             return removedRows > max(64, rows.count - removedRows)
@@ -494,7 +515,8 @@ extension KeyedCollection where Element: Identifiable, Element.ID == ID {
     ///   - elements: the elements, in order; their ids must differ.
     ///   - equals: returns true when two values of one element are the same for its readers; it must not read or
     ///     write Ripple nodes.
-    ///   - label: the name of the collection in its nodes' labels; by default the file and line of this call.
+    ///   - label: the name of the collection in trap messages and its nodes' labels; by default the file and line of
+    ///     this call.
     ///   - fileID: the file of the call (leave the default).
     ///   - line: the line of the call (leave the default).
     ///
@@ -522,7 +544,8 @@ extension KeyedCollection where Element: Identifiable & Equatable, Element.ID ==
     ///
     /// - Parameters:
     ///   - elements: the elements, in order; their ids must differ.
-    ///   - label: the name of the collection in its nodes' labels; by default the file and line of this call.
+    ///   - label: the name of the collection in trap messages and its nodes' labels; by default the file and line of
+    ///     this call.
     ///   - fileID: the file of the call (leave the default).
     ///   - line: the line of the call (leave the default).
     ///
@@ -549,7 +572,8 @@ extension KeyedCollection where Element: Equatable {
     /// - Parameters:
     ///   - elements: the elements, in order; their ids must differ.
     ///   - id: the key path to an element's id.
-    ///   - label: the name of the collection in its nodes' labels; by default the file and line of this call.
+    ///   - label: the name of the collection in trap messages and its nodes' labels; by default the file and line of
+    ///     this call.
     ///   - fileID: the file of the call (leave the default).
     ///   - line: the line of the call (leave the default).
     ///

@@ -1,4 +1,5 @@
 import Ripple
+import RippleBenchC
 
 /// Lists at scale (the `lists` rows): 10,000 rows, each with an effect that reads its row, and one effect that reads
 /// the list's count; four operations, each timed in nanoseconds per operation and checked by exact run counts:
@@ -247,6 +248,20 @@ public enum RippleLists {
         if operation == .view { verifier.expect(list.view == expectedView(model), "\(operation): the view differs") }
         return ShapeResult(
             milliseconds: best, operations: count, value: Double(sum), count: 0, failures: verifier.failures)
+    }
+}
+
+extension RippleLists {
+    /// The heap a KeyedCollection of `rows` rows takes (the row atoms, their engine nodes, the order, the id
+    /// table), per row: the heap in use after making it minus before, over `rows`.
+    public static func bytesPerRow(rows: Int = defaultRows) -> Double {
+        let runtime = Runtime()
+        let elements = initialRows(rows)
+        let before = rb_heap_in_use()
+        let collection = withIsolatedRuntime(using: runtime) { KeyedCollection(elements) }
+        let after = rb_heap_in_use()
+        withExtendedLifetime(collection) {}
+        return Double(after - before) / Double(rows)
     }
 }
 

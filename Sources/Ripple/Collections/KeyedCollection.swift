@@ -35,8 +35,8 @@
 /// _ = (first, count)
 /// ```
 ///
-/// Derived views stay incremental: ``filter(_:)`` and ``sorted(by:)`` give a ``KeyedView`` that, after an edit of
-/// one element, runs its predicate on that element once and moves that element alone; ``map(_:)`` gives a
+/// Derived views stay incremental: ``filter(label:_:)`` and ``sorted(label:by:)`` give a ``KeyedView`` that, after an edit of
+/// one element, runs its predicate on that element once and moves that element alone; ``map(_:)-1m4ns`` gives a
 /// ``KeyedMap`` that transforms each element once and again only when that element changes.
 ///
 /// ## Threading

@@ -2,7 +2,7 @@
 /// transformed when first read, and again only when it changes. A reader of one transformed element depends on that
 /// element alone.
 ///
-/// Make one with ``KeyedCollection/map(_:)`` or ``KeyedView/map(_:)``:
+/// Make one with ``KeyedCollection/map(_:)-1m4ns`` or ``KeyedView/map(_:)-59fpu``:
 ///
 /// ```swift
 /// import Ripple

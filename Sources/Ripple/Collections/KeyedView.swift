@@ -2,7 +2,7 @@
 /// stays incremental. After an edit of one element it runs its predicate on that element once and, sorted, moves
 /// that element alone (a binary search); its readers re-run only when the ids it lists change.
 ///
-/// Make one with ``KeyedCollection/filter(_:)`` or ``KeyedCollection/sorted(by:)``, and chain them:
+/// Make one with ``KeyedCollection/filter(label:_:)`` or ``KeyedCollection/sorted(label:by:)``, and chain them:
 ///
 /// ```swift
 /// import Ripple

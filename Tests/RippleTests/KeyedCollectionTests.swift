@@ -136,6 +136,22 @@ import Testing
         }
     }
 
+    @Test func theNodesOfRemovedElementsGoOnceTheyOutnumberTheElementsAndNothingHoldsThem() {
+        withIsolatedRuntime {
+            let collection = KeyedCollection(Self.rows(10))
+            let reader = Effect { _ = collection[100] }  // holds row 100's node: it stays
+            for id in 100..<1_100 {
+                collection.append(Row(id: id, value: 0))
+                collection.remove(id)
+            }
+            // A sweep once more than 64 removed nodes are kept (64 > 10 elements) keeps row 100's node alone, which
+            // counts as removed after it: sweeps at removals 65, 129, ..., 961 (65 + 14 * 64), and the 39 removed
+            // since stay with the 10 elements and row 100's node.
+            #expect(collection.rows.count == 10 + 1 + 39)
+            _ = reader
+        }
+    }
+
     @Test func randomEditsMatchAPlainArray() {
         // RIPPLE_SEED re-runs the edits of a printed seed.
         let seed = ProcessInfo.processInfo.environment["RIPPLE_SEED"].flatMap { UInt64($0) }

@@ -263,7 +263,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     public func contains(_ id: ID) -> Bool {
         _ = order.value.places.count  // a dependency on every insert and removal; the element's value says which
         guard let row = row(for: id) else { return false }
-        return untracked { row.value } != nil
+        return runtime.untracked { row.value } != nil
     }
 
     /// The elements, in order. Reading it depends on the order and on every element: prefer reading ``ids`` and
@@ -347,8 +347,17 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// Threading: from any thread.
     @inlinable @discardableResult
     public func remove(_ id: ID) -> Element? {
+        let removed = removeInBatch(id)
+        // After `removeInBatch` returned, so that this call holds the removed node no more: the sweep can drop it.
+        if removed != nil { noteRemovedRow() }
+        return removed
+    }
+
+    /// `remove` but the sweep: the element out of the order and its node emptied, in a batch.
+    @inlinable
+    func removeInBatch(_ id: ID) -> Element? {
         guard let row = row(for: id) else { return nil }
-        let removed: Element? = runtime.batch {
+        return runtime.batch {
             guard let element = row.latestValue else { return nil }
             editOrder { places in
                 if let index = places.firstIndex(where: { $0.row === row }) { places.remove(at: index) }
@@ -357,8 +366,6 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
             record(.removed, id)
             return element
         }
-        if removed != nil { noteRemovedRow() }
-        return removed
     }
 
     /// Moves the element with `id` to `index` (0..<count, its position once moved) and returns whether the
@@ -498,12 +505,15 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         }
         guard sweep else { return }
         runtime.batch {
+            // The nodes dropped leave the graph when `dropped` goes, after the lock: never touch the graph holding it.
+            var dropped: [Row] = []
             lock.withLock {
                 for id in Array(rows.keys) where rows[id]?.latestValue == nil {
-                    if isKnownUniquelyReferenced(&rows[id]!) { rows[id] = nil }
+                    if isKnownUniquelyReferenced(&rows[id]!) { dropped.append(rows.removeValue(forKey: id)!) }
                 }
                 removedRows = rows.values.reduce(0) { $0 + ($1.latestValue == nil ? 1 : 0) }
             }
+            _ = consume dropped
         }
     }
 }

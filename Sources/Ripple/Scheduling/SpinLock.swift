@@ -1,10 +1,13 @@
-internal import CRippleThreadState
+// Imported publicly, as in Batch.swift: `withLock` is inlinable (a keyed collection's reads take the lock from code
+// specialized in the caller). No public declaration mentions its types.
+public import CRippleThreadState
 
 /// A lock for critical sections of a few stores that must never wait for a runtime's graph (a task cancellation
 /// handler may take it): `ripple_spin_lock` on a word of its own. Its owner creates it in `init` and calls
 /// ``deallocate()`` in `deinit`; it is a value so that taking it costs no reference counting.
+@usableFromInline
 struct SpinLock {
-    private let word: UnsafeMutablePointer<Bool>
+    @usableFromInline let word: UnsafeMutablePointer<Bool>
 
     init() {
         word = .allocate(capacity: 1)
@@ -12,6 +15,7 @@ struct SpinLock {
     }
 
     /// Runs `body` holding the lock.
+    @inlinable
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
         ripple_spin_lock(word)
         defer { ripple_spin_unlock(word) }

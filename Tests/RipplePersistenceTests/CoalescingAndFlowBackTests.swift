@@ -20,6 +20,21 @@ import Testing
         #expect(Self.burstStorage.operations == ["write b 1", "write b 10000"])
     }
 
+    static let inFlightStorage = RecordingStorage()
+    static let inFlight = declare.atom(persisted: PersistenceLocation(storage: inFlightStorage, key: "i")) { 0 }
+
+    @Test func aLoadDuringAWriteInProgressSeesTheValueBeingWritten() async throws {
+        let started = Self.inFlightStorage.holdNextWrite()
+        try await withIsolatedRuntime { () async throws in
+            Self.inFlight.value = 1
+            started.wait()  // the write of 1 is in progress, not yet stored
+            withIsolatedRuntime { #expect(Self.inFlight.value == 1) }
+            Self.inFlightStorage.release()
+            try await Runtime.current.flushPersistence()
+        }
+        #expect(Self.inFlightStorage.operations == ["write i 1"])
+    }
+
     static let orderStorage = RecordingStorage()
     static let ordered = declare.atom(persisted: PersistenceLocation(storage: orderStorage, key: "o")) { 0 }
 

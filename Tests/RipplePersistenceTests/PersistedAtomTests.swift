@@ -164,3 +164,22 @@ import Testing
         }
     }
 }
+
+/// Restoring a snapshot writes the restored values back like any change.
+@Suite struct PersistedSnapshotTests {
+    static let storage = RecordingStorage()
+    static let name = declare.atom(persisted: PersistenceLocation(storage: storage, key: "n")) { "first" }
+
+    @Test func restoringASnapshotStoresTheRestoredValue() async throws {
+        try await withIsolatedRuntime { () async throws in
+            _ = Self.name.value
+            let before = Runtime.current.snapshot()
+            Self.name.value = "second"
+            try await Runtime.current.flushPersistence()
+            _ = Runtime.current.restore(before)
+            #expect(Self.name.value == "first")
+            try await Runtime.current.flushPersistence()
+        }
+        #expect(Self.storage.operations == [#"write n "second""#, #"write n "first""#])
+    }
+}

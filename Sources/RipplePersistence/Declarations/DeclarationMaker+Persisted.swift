@@ -83,8 +83,9 @@ extension DeclarationMaker {
     ///     }
     /// }
     ///
-    /// withIsolatedRuntime { Drafts.draft(7).value = "Hello" }
-    /// print(Drafts.storage.keys)      // ["draft-7"] (once written: see flushPersistence)
+    /// Drafts.draft(7).value = "Hello"
+    /// try await Runtime.current.flushPersistence()
+    /// print(Drafts.storage.keys)      // ["draft-7"]
     /// ```
     ///
     /// - Parameters:

@@ -19,7 +19,7 @@ import Ripple
 /// withIsolatedRuntime {
 ///     Notes.note(1).value = "milk"
 ///     Notes.note.remove(1)
-///     print(Notes.note(1).value)      // "" (the default), and nothing stored under note-1
+///     print(Notes.note(1).value.isEmpty)      // true: the default, and nothing stored under note-1
 /// }
 /// ```
 ///

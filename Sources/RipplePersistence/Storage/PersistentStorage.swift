@@ -93,8 +93,9 @@ public protocol PersistentStorage: AnyObject, Sendable {
 ///
 /// let storage = InMemoryStorage()
 /// let watch = storage.watch("count") { print("changed") }
-/// try storage.remove("count")      // no record: no call
+/// try storage.remove("count")      // prints "changed"
 /// watch?.cancel()
+/// try storage.remove("count")      // cancelled: prints nothing
 /// ```
 ///
 /// Threading: cancel from any thread.

@@ -32,6 +32,8 @@ final class PersistedLocation: @unchecked Sendable {
     }
 
     private var pending: Operation?
+    /// The operation the queue is performing: a load must see its value until it is durable.
+    private var inFlight: Operation?
     private var requested: UInt64 = 0
     private var durable: UInt64 = 0
     private var draining = false
@@ -89,10 +91,10 @@ final class PersistedLocation: @unchecked Sendable {
         extra?.cancel()
     }
 
-    /// The value of the write waiting to start, if any: a load must see it, not the older stored one. `.some(nil)`
-    /// is a removal waiting.
+    /// The value of the latest write waiting or in progress, if any: a load must see it, not the older stored
+    /// one. `.some(nil)` is a removal.
     func pendingValue() -> Any?? {
-        lock.withLock { pending.map { $0.value } }
+        lock.withLock { (pending ?? inFlight).map { $0.value } }
     }
 
     /// Reads the stored record (synchronously, for a first read), remembering its data as the stored one.
@@ -145,6 +147,7 @@ final class PersistedLocation: @unchecked Sendable {
         while let operation = lock.withLock({ () -> Operation? in
             if pending == nil { draining = false }
             defer { pending = nil }
+            inFlight = pending
             return pending
         }) {
             do {
@@ -154,6 +157,7 @@ final class PersistedLocation: @unchecked Sendable {
                     ?? .writeFailed(location: location.description, reason: "\(error)")
                 let failed = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
                     if pending == nil { pending = operation }
+                    inFlight = nil
                     self.failure = failure
                     draining = false
                     defer { waiters = [] }
@@ -184,6 +188,7 @@ final class PersistedLocation: @unchecked Sendable {
             writes += 1
             storedData = record?.data
             durable = operation.generation
+            if inFlight?.generation == operation.generation { inFlight = nil }
             failure = nil
             let ready = waiters.filter { $0.generation <= durable }
             waiters.removeAll { $0.generation <= durable }
@@ -199,12 +204,16 @@ final class PersistedLocation: @unchecked Sendable {
         try queue.sync {
             if let operation = lock.withLock({ () -> Operation? in
                 defer { pending = nil }
+                inFlight = pending
                 return pending
             }) {
                 do {
                     try perform(operation)
                 } catch {
-                    lock.withLock { if pending == nil { pending = operation } }
+                    lock.withLock {
+                        if pending == nil { pending = operation }
+                        inFlight = nil
+                    }
                     throw error
                 }
             }

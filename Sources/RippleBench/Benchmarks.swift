@@ -156,6 +156,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(snapshotBenchmark())
     benchmarks.append(storeBenchmark())
     benchmarks.append(declaredBenchmark())
+    benchmarks.append(persistenceBenchmark())
     return benchmarks
 }
 

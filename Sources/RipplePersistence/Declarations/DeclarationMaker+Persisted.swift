@@ -51,7 +51,7 @@ extension DeclarationMaker {
         let declared = atom(label: label, keepAlive: true, fileID: fileID, line: line) { () -> Value in
             let runtime = Runtime.current
             let context = PersistenceContext.of(runtime)
-            let binding = context.binding(.init(declaration: ObjectIdentifier(persisted), member: nil)) {
+            let binding = context.binding(.init(declaration: ObjectIdentifier(persisted), member: nil), in: runtime) {
                 let binding = PersistedBinding(
                     writer: LocationRegistry.writer(for: location), settings: settings, context: context
                 ) { [weak runtime] in
@@ -78,9 +78,9 @@ extension DeclarationMaker {
     ///
     /// enum Drafts {
     ///     static let storage = InMemoryStorage()
-    ///     static let draft = declare.atomFamily(persisted: { (post: Int) in .memory(storage, key: "draft-\(post)") }) {
-    ///         _ in ""
-    ///     }
+    ///     static let draft = declare.atomFamily(
+    ///         persisted: { (post: Int) in .memory(storage, key: "draft-\(post)") }
+    ///     ) { _ in "" }
     /// }
     ///
     /// Drafts.draft(7).value = "Hello"

@@ -13,7 +13,9 @@ import Ripple
 ///
 /// enum Notes {
 ///     static let storage = InMemoryStorage()
-///     static let note = declare.atomFamily(persisted: { (id: Int) in .memory(storage, key: "note-\(id)") }) { _ in "" }
+///     static let note = declare.atomFamily(
+///         persisted: { (id: Int) in .memory(storage, key: "note-\(id)") }
+///     ) { _ in "" }
 /// }
 ///
 /// withIsolatedRuntime {
@@ -90,7 +92,9 @@ public final class PersistedAtomFamily<Key: Hashable & Sendable, Value: Codable 
         location: @Sendable (Key) -> PersistenceLocation, settings: PersistenceSettings<Value>
     ) -> PersistedBinding<Value> {
         let context = PersistenceContext.of(runtime)
-        return context.binding(.init(declaration: ObjectIdentifier(persisted), member: AnyHashable(key))) {
+        return context.binding(
+            .init(declaration: ObjectIdentifier(persisted), member: AnyHashable(key)), in: runtime
+        ) {
             let binding = PersistedBinding(
                 writer: LocationRegistry.writer(for: location(key)), settings: settings, context: context
             ) { [weak runtime] in
@@ -127,7 +131,7 @@ extension DeclaredAtom where Value: Codable & Sendable & Equatable {
     public func updateStored(_ body: (inout Value) throws -> Void) throws -> Value {
         let node = self.node
         guard let context = node.runtime.existingAttachment(PersistenceContext.self),
-            let binding = context.binding(of: node) as? PersistedBinding<Value>
+            let binding = node.runtime.batch({ context.binding(of: node) }) as? PersistedBinding<Value>
         else {
             return try node.update { value in
                 try body(&value)

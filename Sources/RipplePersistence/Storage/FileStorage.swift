@@ -83,7 +83,8 @@ public final class FileStorage: PersistentStorage {
     /// Writes the file durably: temporary file, fsync, rename, fsync of the folder.
     public func write(_ record: StoredRecord, for key: String) throws {
         let path = path(key)
-        let temporary = directory.appendingPathComponent(".\(key).\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp").path
+        let unique = "\(getpid()).\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = directory.appendingPathComponent(".\(key).\(unique).tmp").path
         let bytes = Self.encode(record)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Self.failure("open \(temporary)") }

@@ -48,7 +48,8 @@ public struct PersistenceLocation: Sendable {
     /// - Parameter url: a file URL; its folder must exist.
     /// - Returns: the location.
     public static func file(_ url: URL) -> PersistenceLocation {
-        PersistenceLocation(storage: FileStorage(directory: url.deletingLastPathComponent()), key: url.lastPathComponent)
+        PersistenceLocation(
+            storage: FileStorage(directory: url.deletingLastPathComponent()), key: url.lastPathComponent)
     }
 
     /// The key `key` of an in-memory storage: for tests and previews, off the disk.

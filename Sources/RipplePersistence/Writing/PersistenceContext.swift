@@ -6,15 +6,15 @@ import Ripple
 /// hook does not keep the runtime alive.
 ///
 /// A runtime without persisted instances has no context and no hook: its writes pay nothing for persistence. In a
-/// runtime with some, each write of an atom calls the hook, which looks the atom up (one lock, one dictionary
-/// probe).
+/// runtime with some, each write of an atom calls the hook, which looks the atom up (``ChangeRouter``: one
+/// dictionary probe, no lock).
 final class PersistenceContext: @unchecked Sendable {
-    // @unchecked: every stored var is read and written under `lock`.
+    // @unchecked: `byKey` and `errors` are read and written under `lock`; `hook` and `router` never change after
+    // `of(_:)` made the context; the router's own state is guarded by the runtime's graph.
     private let lock = NSLock()
     private var hook: ChangeHook?
+    private let router = ChangeRouter()
     private var byKey: [BindingKey: any AnyPersistedBinding] = [:]
-    private var byNode: [ObjectIdentifier: any AnyPersistedBinding] = [:]
-    private var unresolved: [any AnyPersistedBinding] = []
     private var errors: [PersistenceError] = []
 
     /// A binding's identity: the persisted declaration and, for a family member, its key.
@@ -27,31 +27,30 @@ final class PersistenceContext: @unchecked Sendable {
     static func of(_ runtime: Runtime) -> PersistenceContext {
         runtime.attachment(PersistenceContext.self) { runtime in
             let context = PersistenceContext()
-            context.hook = runtime.onChange(retainingRuntime: false) { [weak context] change in
-                context?.changed(change)
+            let router = context.router
+            context.hook = runtime.onChange(retainingRuntime: false) { change in
+                router.binding(of: change.atom)?.localChange(change.newValue)
             }
             return context
         }
     }
 
-    /// The binding under `key`, made by `make` if there is none.
-    func binding<B: AnyPersistedBinding>(_ key: BindingKey, make: () -> B) -> B {
+    /// The binding under `key` in `runtime`, made by `make` if there is none.
+    func binding<B: AnyPersistedBinding>(_ key: BindingKey, in runtime: Runtime, make: () -> B) -> B {
         if let existing = lock.withLock({ byKey[key] }) { return existing as! B }
         let made = make()
-        return lock.withLock {
-            if let existing = byKey[key] { return existing as! B }
+        let (binding, isNew) = lock.withLock { () -> (B, Bool) in
+            if let existing = byKey[key] { return (existing as! B, false) }
             byKey[key] = made
-            unresolved.append(made)
-            return made
+            return (made, true)
         }
+        if isNew { runtime.batch { router.unresolved.append(binding) } }
+        return binding
     }
 
-    /// The binding of the instance `node`, if it is persisted.
+    /// The binding of the instance `node`, if it is persisted. Called while the runtime's graph is held.
     func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
-        let id = ObjectIdentifier(node)
-        if let found = lock.withLock({ byNode[id] }) { return found }
-        resolve()
-        return lock.withLock { byNode[id] }
+        router.binding(of: node)
     }
 
     /// The writers of this runtime's bindings.
@@ -65,26 +64,32 @@ final class PersistenceContext: @unchecked Sendable {
     func record(_ error: PersistenceError) {
         lock.withLock { errors.append(error) }
     }
+}
 
-    /// A change of an atom of the runtime: if it is a persisted instance's, its binding writes it.
-    private func changed(_ change: AtomChange) {
-        binding(of: change.atom)?.localChange(change.newValue)
-    }
+/// What the change hook consults on every write of an atom of the runtime: the persisted instances by node. Its
+/// state is read and written only while the runtime's graph is held (the hook runs then; the rest goes through
+/// `Runtime.batch`), so the look-up takes no lock: a write of an atom that is not persisted pays one dictionary
+/// probe and one test.
+private final class ChangeRouter: @unchecked Sendable {
+    // @unchecked: both vars are read and written only while the runtime's graph is held.
+    var byNode: [ObjectIdentifier: any AnyPersistedBinding] = [:]
+    /// Bindings made before their instance's node could be looked up.
+    var unresolved: [any AnyPersistedBinding] = []
 
-    /// Finds the nodes of bindings made before their instance was installed.
-    private func resolve() {
-        let waiting = lock.withLock { unresolved }
-        guard !waiting.isEmpty else { return }
-        var found: [(ObjectIdentifier, any AnyPersistedBinding)] = []
-        for binding in waiting {
-            if let node = binding.resolveNode() { found.append((ObjectIdentifier(node), binding)) }
-        }
-        lock.withLock {
-            for (id, binding) in found {
-                byNode[id] = binding
-                unresolved.removeAll { $0 === binding }
+    func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
+        let id = ObjectIdentifier(node)
+        if let found = byNode[id] { return found }
+        if unresolved.isEmpty { return nil }
+        var waiting: [any AnyPersistedBinding] = []
+        for binding in unresolved {
+            if let resolved = binding.resolveNode() {
+                byNode[ObjectIdentifier(resolved)] = binding
+            } else {
+                waiting.append(binding)
             }
         }
+        unresolved = waiting
+        return byNode[id]
     }
 }
 

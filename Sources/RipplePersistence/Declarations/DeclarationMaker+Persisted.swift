@@ -23,7 +23,7 @@ extension DeclarationMaker {
     ///
     /// The instance is kept for the runtime's lifetime (as `keepAlive: true`). An override (`overridden(with:)`)
     /// replaces the stored value in its runtime and keeps that runtime off the storage: neither read nor written.
-    /// ``Ripple/DeclaredAtom/reset()`` reads the stored value again.
+    /// `DeclaredAtom.reset()` reads the stored value again.
     ///
     /// - Parameters:
     ///   - location: where the value is kept: `.file(url)`, `.memory(storage, key:)`, `.sqlite(database, key:)`
@@ -68,7 +68,7 @@ extension DeclarationMaker {
     }
 
     /// Declares a family of atoms each persisted at its own location (`location(key)`), as
-    /// ``atom(persisted:version:migrate:onError:label:fileID:line:_:)`` does for one.
+    /// `declare.atom(persisted:)` does for one.
     /// ``PersistedAtomFamily/remove(_:)`` removes a member's stored value.
     ///
     /// ```swift

@@ -111,7 +111,7 @@ extension DeclaredAtom where Value: Codable & Sendable & Equatable {
     /// Reads the stored value, applies `body` and stores the result as one atomic step for every process using the
     /// storage (a SQLite transaction, a `flock` of the file), then sets the instance to it: read-modify-write that
     /// no other process interleaves with. Without persistence in this runtime (an override), it is
-    /// ``Ripple/DeclaredAtom/update(_:)``.
+    /// `DeclaredAtom.update(_:)`.
     ///
     /// ```swift
     /// import Ripple

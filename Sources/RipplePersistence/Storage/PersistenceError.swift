@@ -1,7 +1,7 @@
 /// What went wrong with a persisted value.
 ///
-/// Reported to the declaration's `onError`, kept in ``Ripple/Runtime/persistenceErrors``, and thrown by
-/// ``Ripple/Runtime/flushPersistence()`` for failed writes.
+/// Reported to the declaration's `onError`, kept in `Runtime.persistenceErrors`, and thrown by
+/// `Runtime.flushPersistence()` for failed writes.
 ///
 /// ```swift
 /// import RipplePersistence

@@ -15,8 +15,15 @@ let package = Package(
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
         .library(name: "RippleTesting", targets: ["RippleTesting"]),
+        .library(name: "RipplePersistence", targets: ["RipplePersistence"]),
+        .library(name: "RippleSQLite", targets: ["RippleSQLite"]),
         .executable(name: "ripple-demo", targets: ["RippleDemo"]),
         .executable(name: "ripple-bench", targets: ["RippleBench"]),
+    ],
+    dependencies: [
+        // SQLite for RippleSQLite only: SwiftPM builds GRDB for the targets that import it, so an app that uses
+        // Ripple or RipplePersistence alone never compiles it.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -48,6 +55,26 @@ let package = Package(
             dependencies: ["Ripple"],
             path: "Sources/RippleTesting"
         ),
+        // Persisted declared atoms (Foundation is allowed here, not in Ripple): files, in-memory storage, the
+        // storage protocol.
+        .target(
+            name: "RipplePersistence",
+            dependencies: ["Ripple"],
+            path: "Sources/RipplePersistence"
+        ),
+        // The SQLite storage of RipplePersistence, on GRDB: its own module, so that only its users build GRDB.
+        .target(
+            name: "RippleSQLite",
+            dependencies: ["RipplePersistence", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Sources/RippleSQLite"
+        ),
+        // The child process of the persistence tests: writes growing values until killed, or increments a
+        // SQLite-stored counter, so that the tests can kill it or race two of them.
+        .executableTarget(
+            name: "RipplePersistenceProbe",
+            dependencies: ["RipplePersistence", "RippleSQLite"],
+            path: "Sources/RipplePersistenceProbe"
+        ),
         .executableTarget(
             name: "RippleDemo",
             dependencies: ["Ripple"],
@@ -70,13 +97,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "RippleBench",
-            dependencies: ["RippleBenchShapes", "RippleBenchC"],
+            dependencies: ["RippleBenchShapes", "RippleBenchC", "RipplePersistence", "RippleSQLite"],
             path: "Sources/RippleBench"
         ),
         .testTarget(
             name: "RippleTests",
             dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes"],
             path: "Tests/RippleTests"
+        ),
+        .testTarget(
+            name: "RipplePersistenceTests",
+            dependencies: ["Ripple", "RipplePersistence", "RippleSQLite", "RipplePersistenceProbe"],
+            path: "Tests/RipplePersistenceTests"
         ),
     ],
     swiftLanguageModes: [.v6],

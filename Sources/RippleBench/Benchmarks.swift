@@ -157,6 +157,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(storeBenchmark())
     benchmarks.append(declaredBenchmark())
     benchmarks.append(contentsOf: listsBenchmarks())
+    benchmarks.append(persistenceBenchmark())
     return benchmarks
 }
 

@@ -203,7 +203,9 @@ final class DeclarationStore {
             defer { keptAlive = [] }
             return keptAlive
         }
-        _ = dropped  // released here, outside the lock: their deinit takes it
+        // Released here, outside the lock: their deinit takes it. `_ = dropped` did not say so: -O ended the
+        // array's lifetime at `keptAlive = []`, inside the lock, and the first instance's deinit spun on it forever.
+        withExtendedLifetime(dropped) {}
     }
 
     /// Queues a lifecycle hook and runs the queue if this thread is in no batch and evaluates nothing.

@@ -104,6 +104,8 @@ public final class Runtime {
     /// The instances of declared state in this runtime (``DeclaredAtom``, ``DeclaredDerivation``, families), their
     /// overrides and their pending lifecycle hooks.
     let declarations: DeclarationStore
+    /// Objects that libraries built on Ripple keep per runtime (``attachment(_:make:)``); they go with it.
+    let attachments = RuntimeAttachments()
 
     /// The slot table of ``declarations`` (a `ripple_slot_table`), read without a lock by a declaration's read
     /// (`readDeclaredInEvaluation(_:)`, `beginDeclaredRead(_:)`): kept here so that a read inside a body reaches

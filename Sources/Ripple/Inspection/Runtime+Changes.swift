@@ -133,11 +133,14 @@ public final class ChangeHook {
         let body: @Sendable (AtomChange) -> Void
     }
 
-    /// The runtime the hook is installed in.
-    private let runtime: Runtime
+    /// The runtime the hook is installed in, held strongly (``Runtime/onChange(_:)``).
+    private let runtime: Runtime?
+    /// The runtime the hook is installed in, held weakly (``Runtime/onChange(retainingRuntime:_:)`` with false).
+    private weak var weakRuntime: Runtime?
 
-    init(runtime: Runtime) {
-        self.runtime = runtime
+    init(runtime: Runtime, retaining: Bool = true) {
+        self.runtime = retaining ? runtime : nil
+        weakRuntime = runtime
     }
 
     /// Removes the hook: changes applied after this call are not reported to it. Idempotent.
@@ -149,7 +152,7 @@ public final class ChangeHook {
     ///
     /// Threading: from any thread, also from inside the hook's own body.
     public func cancel() {
-        runtime.removeChangeHook(ObjectIdentifier(self))
+        (runtime ?? weakRuntime)?.removeChangeHook(ObjectIdentifier(self))
     }
 
     deinit {
@@ -198,6 +201,34 @@ extension Runtime {
     /// hook.
     public func onChange(_ body: @escaping @Sendable (AtomChange) -> Void) -> ChangeHook {
         let hook = ChangeHook(runtime: self)
+        batch {
+            changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(hook), body: body))
+            state.pointee.changeHookCount = changeHooks.count
+        }
+        return hook
+    }
+
+    /// Installs a change hook as ``onChange(_:)`` does, which keeps this runtime alive only if `retainingRuntime`
+    /// is true: an object the runtime itself keeps (an ``attachment(_:make:)``) holds such a hook without a cycle.
+    ///
+    /// ```swift
+    /// let runtime = Runtime()
+    /// let hook = runtime.onChange(retainingRuntime: false) { print($0) }
+    /// withIsolatedRuntime(using: runtime) { atom(0, label: "count").value = 1 }   // prints "count: 0 → 1"
+    /// _ = hook
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - retainingRuntime: whether the hook keeps this runtime alive. When false, the hook is removed with the
+    ///     runtime, and ``ChangeHook/cancel()`` after that does nothing.
+    ///   - body: receives each change, with the rules of ``onChange(_:)``.
+    /// - Returns: the installed hook. Keep it: releasing it removes the hook.
+    ///
+    /// Threading: from any thread.
+    public func onChange(
+        retainingRuntime: Bool, _ body: @escaping @Sendable (AtomChange) -> Void
+    ) -> ChangeHook {
+        let hook = ChangeHook(runtime: self, retaining: retainingRuntime)
         batch {
             changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(hook), body: body))
             state.pointee.changeHookCount = changeHooks.count

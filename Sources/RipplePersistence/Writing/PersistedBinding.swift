@@ -1,0 +1,142 @@
+import Foundation
+import Ripple
+
+/// What the runtime's change hook and the flush see of a binding, whatever its value type.
+protocol AnyPersistedBinding: AnyObject, Sendable {
+    var writer: PersistedLocation { get }
+    /// The instance's node if it exists now (looked up in the binding's runtime).
+    func resolveNode() -> RippleNode?
+    /// The instance changed to `newValue` by a write in its runtime.
+    func localChange(_ newValue: Any)
+}
+
+/// One persisted instance (a declared atom, or a family member, in one runtime) tied to its location: it loads the
+/// value when the instance is made, writes each change of the instance (reported by ``PersistenceContext``'s
+/// change hook), and writes values that other writers stored into the instance, through a normal Ripple write.
+///
+/// Echo suppression: ``known`` is the value this binding knows to be stored or on its way there. A change equal to
+/// it is not written (it is the instance taking a stored value), and a stored value equal to it is not applied.
+final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersistedBinding, LocationSubscriber,
+    @unchecked Sendable
+{
+    // @unchecked: `known` is read and written only under `lock`; the rest never changes after init.
+    let writer: PersistedLocation
+    let settings: PersistenceSettings<Value>
+    private weak var context: PersistenceContext?
+    private let findNode: @Sendable () -> AtomObject<Value>?
+    private let lock = NSLock()
+    private var known: Value?
+
+    init(
+        writer: PersistedLocation, settings: PersistenceSettings<Value>, context: PersistenceContext,
+        findNode: @escaping @Sendable () -> AtomObject<Value>?
+    ) {
+        self.writer = writer
+        self.settings = settings
+        self.context = context
+        self.findNode = findNode
+    }
+
+    func resolveNode() -> RippleNode? { findNode() }
+
+    /// The value the instance starts from: a write of this process still on its way, else the stored value
+    /// (migrated and written back if it was older), else `makeDefault()`; the default too when what is stored
+    /// cannot be read, which is then reported and kept.
+    func load(_ makeDefault: () -> Value) -> Value {
+        if let pending = writer.pendingValue() {
+            let value = (pending as? Value) ?? makeDefault()
+            lock.withLock { known = value }
+            return value
+        }
+        let name = writer.location.description
+        do {
+            guard let record = try writer.read() else {
+                let value = makeDefault()
+                lock.withLock { known = value }
+                return value
+            }
+            let (value, migrated) = try settings.decode(record, at: name)
+            lock.withLock { known = value }
+            if migrated { write(value) }
+            return value
+        } catch {
+            writer.markUnreadable()
+            persistenceFailed(error as? PersistenceError ?? .unreadable(location: name, reason: "\(error)"))
+            let value = makeDefault()
+            lock.withLock { known = value }
+            return value
+        }
+    }
+
+    func localChange(_ newValue: Any) {
+        guard let value = newValue as? Value else { return }
+        let isNew = lock.withLock { () -> Bool in
+            if known == value { return false }
+            known = value
+            return true
+        }
+        if isNew { write(value) }
+    }
+
+    private func write(_ value: Value) {
+        let settings = settings
+        writer.write(value, origin: ObjectIdentifier(self)) { try settings.encode(value) }
+    }
+
+    /// Removes the stored value, and sets the instance to `value` (its default) without writing it.
+    func remove(settingTo value: Value) {
+        lock.withLock { known = value }
+        writer.remove(origin: ObjectIdentifier(self))
+        findNode()?.value = value
+    }
+
+    /// Reads the stored value, applies `body` and stores the result, atomically for every process using the
+    /// storage's `update`; then the instance takes the result.
+    func updateStored(_ body: (inout Value) throws -> Void, default makeDefault: () -> Value) throws -> Value {
+        let settings = settings
+        let name = writer.location.description
+        var result: Value?
+        let record = try writer.transaction {
+            try writer.location.storage.update(writer.location.key) { stored in
+                var value = try stored.map { try settings.decode($0, at: name).0 } ?? makeDefault()
+                try body(&value)
+                result = value
+                return try settings.encode(value)
+            }
+        }
+        guard let value = result else { throw PersistenceError.writeFailed(location: name, reason: "no value") }
+        lock.withLock { known = value }
+        writer.stored(record, by: ObjectIdentifier(self))
+        findNode()?.value = value
+        return value
+    }
+
+    func storedRecordChanged(_ record: StoredRecord?) {
+        // A removal by another writer leaves the instance's value as it is: the next write stores it again.
+        guard let record else { return }
+        let value: Value
+        do {
+            value = try settings.decode(record, at: writer.location.description).0
+        } catch {
+            writer.markUnreadable()
+            persistenceFailed(error)
+            return
+        }
+        guard let node = findNode() else {
+            lock.withLock { known = value }
+            return
+        }
+        // Inside the node's update (which holds the graph, as the change hook does): a local write queued before
+        // wins, being later; otherwise the instance takes the value, and its change is not written back.
+        node.update { current in
+            if writer.hasPending { return }
+            lock.withLock { known = value }
+            current = value
+        }
+    }
+
+    func persistenceFailed(_ error: PersistenceError) {
+        settings.onError?(error)
+        context?.record(error)
+    }
+}

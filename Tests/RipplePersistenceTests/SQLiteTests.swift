@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import Ripple
+import RipplePersistence
+import RippleSQLite
+import Testing
+
+/// The SQLite storage: transactions, cross-process read-modify-write, other connections flowing back.
+@Suite struct SQLiteTests {
+    @Test func twoProcessesIncrementing1000TimesEachEndAtExactly2000() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("counter.sqlite").path
+        let children = (0..<2).map { _ in
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: probePath)
+            child.arguments = ["increment", path, "1000"]
+            child.standardOutput = Pipe()
+            return child
+        }
+        for child in children { try child.run() }
+        for child in children {
+            child.waitUntilExit()
+            #expect(child.terminationStatus == 0)
+        }
+        let storage = SQLiteStorage(try DatabaseQueue(path: path))
+        #expect(try storage.read("counter") == StoredRecord(version: 1, data: Data("2000".utf8)))
+    }
+
+    struct Todo: Codable, Sendable, Equatable {
+        var title: String
+        var done = false
+    }
+
+    static let database = try! DatabaseQueue()
+    static let todos = declare.atom(persisted: .sqlite(database, key: "todos")) { [Todo]() }
+
+    @Test func aPersistedAtomIsStoredInATransactionAndLoadedAgain() async throws {
+        try await withIsolatedRuntime { () async throws in
+            Self.todos.value.append(Todo(title: "Buy milk"))
+            try await Runtime.current.flushPersistence()
+        }
+        let stored = try await Self.database.read { db in
+            try String.fetchOne(db, sql: "SELECT CAST(data AS TEXT) FROM ripple_persisted WHERE key = 'todos'")
+        }
+        #expect(stored == #"[{"done":false,"title":"Buy milk"}]"#)
+        withIsolatedRuntime { #expect(Self.todos.value == [Todo(title: "Buy milk")]) }
+    }
+
+    static let folder = try! TemporaryFolder()
+    static let pool = try! DatabaseQueue(path: folder.file("shared.sqlite").path)
+    static let shared = declare.atom(persisted: .sqlite(pool, key: "shared")) { 0 }
+
+    @Test func anotherConnectionsCommitFlowsBack() async throws {
+        try await withIsolatedRuntime { () async throws in
+            let seen = SeenValues<Int>()
+            let effect = Effect { seen.append(Self.shared.value) }
+            Self.shared.value = 1
+            try await Runtime.current.flushPersistence()
+            // Another connection (as another process has): seen through PRAGMA data_version.
+            let other = SQLiteStorage(try DatabaseQueue(path: Self.folder.file("shared.sqlite").path))
+            try other.write(StoredRecord(version: 1, data: Data("41".utf8)), for: "shared")
+            await seen.wait(for: 41)
+            #expect(seen.all == [0, 1, 41])
+            _ = effect
+        }
+    }
+}

@@ -388,11 +388,14 @@ typedef struct rp_read_section {
  * graph until the end, which then runs the effects the read made due and
  * returns the flush's status. Between begin and end, make no other call on
  * the graph from the same thread, and keep the section short: writers wait
- * for it. The end takes the section from the begin on the same thread;
- * RP_EINVAL for a section no begin on this thread filled, or one that was
- * ended already (as far as the engine can tell). */
+ * for it. The end takes the section from the begin on the same thread and
+ * marks it ended; RP_EINVAL, changing nothing, for a section no begin on this
+ * thread filled or one that was ended already, whatever the graph's state (in
+ * a batch too: the batch keeps its hold). A copy of a section is not marked
+ * when the original ends: ending both is a misuse the engine cannot always
+ * tell, with no status promised. */
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section);
-rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section);
+rp_status_t rp_node_read_end(rp_graph_t *graph, rp_read_section_t *section);
 
 /* rp_node_read_begin, a copy of `size` bytes from `src` to `dst`, and
  * rp_node_read_end, in one call, for a host that keeps the node's value in

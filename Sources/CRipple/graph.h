@@ -599,6 +599,8 @@ static inline bool rp_exclusive_held(const rp_graph_t *graph) {
 /* or this: a read by the compute or run in progress on the thread holding the
  * graph (no nesting: the run holds it). */
 #define RP_TICKET_IN_RUN (UINT32_MAX - 2)
+/* A section's ticket once rp_node_read_end has ended it: no begin gives 0. */
+#define RP_TICKET_ENDED 0u
 /* The stripe a thread's readers count in. Thread identities are addresses
  * of thread control blocks a fixed stride apart, with the same low bits
  * (glibc: 8 MiB and a guard page apart), so a partial mix spreads them

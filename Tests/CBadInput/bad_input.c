@@ -542,8 +542,9 @@ static void ends_without_begins(void)
         CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
         CHECK_ST(rp_batch_end(w.g), RP_OK);
     }
-    /* A section begun and ended, outside and inside a batch; a shared one
-     * ended twice is refused the second time. */
+    /* A section begun and ended, outside and inside a batch, is refused when
+     * ended again: inside the batch, the second end leaves the batch its
+     * hold, so that its write runs the effect at the batch's end only. */
     rp_read_section_t section;
     CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
     CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
@@ -551,15 +552,18 @@ static void ends_without_begins(void)
     CHECK_ST(rp_batch_begin(w.g), RP_OK);
     CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
     CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
-    CHECK_ST(rp_batch_end(w.g), RP_OK);
-    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
+    CHECK_ST(th_write(&w, s, 3), RP_OK);
     CHECK_EQ(e->runs, 2);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 3);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
     rp_node_t tracked = TH_UNWRITTEN;
     CHECK_ST(rp_graph_tracking(w.g, &tracked), RP_OK);
     CHECK_NODE(tracked, RP_NODE_NONE);
     /* A write still runs the effect at once: no batch was left open. */
-    CHECK_ST(th_write(&w, s, 3), RP_OK);
-    CHECK_EQ(e->runs, 3);
+    CHECK_ST(th_write(&w, s, 4), RP_OK);
+    CHECK_EQ(e->runs, 4);
     expect_intact(&w, 2, 1);
     th_done(&w);
 }

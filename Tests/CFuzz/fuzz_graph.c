@@ -3,7 +3,8 @@
  *
  * The input bytes are a program of operations on one graph: create sources,
  * computeds and effects; write sources (writing back to the committed value
- * too); read nodes; open and close batches; dispose nodes. A computed or an
+ * too); read nodes (now and then in a read section then ended twice, which
+ * must be refused); open and close batches; dispose nodes. A computed or an
  * effect reads a selector node, then one of two sets of nodes depending on
  * the selector's parity (so what it reads changes from run to run), and
  * reduces the sum modulo 5 (so equal results, which stop propagation, are
@@ -377,6 +378,27 @@ static void top_read(int id)
     rp_status_t status = host_read(NULL, id, &value);
     h.recovering = false;
     require_status(status, RP_OK, "reading again after a failure");
+}
+
+/* A read section of `id` ended twice, in or out of batches: the second end
+ * is refused (RP_EINVAL) and changes nothing, so the batches open keep the
+ * graph (the checks after the operation see no effect run by a write in
+ * them, and their ends succeed). The first read is top_read's, whose values
+ * were checked; a read the section's begin or end makes fail on purpose
+ * opens no section, or ends it with that status. */
+static void read_section_ended_twice(int id)
+{
+    model_node_t *n = &h.nodes[id];
+    if (!n->alive) return;
+    trace("read %d in a section ended twice\n", id);
+    unsigned long failures = h.failures;
+    rp_read_section_t section;
+    rp_status_t status = rp_node_read_begin(h.graph, n->handle, &section);
+    if (status == RP_ENOMEM && h.failures != failures) return;
+    if (status == RP_ESTALE && !n->alive) return; /* disposed by what the begin ran */
+    require_status(status, RP_OK, "rp_node_read_begin");
+    require_ok_unless_failed(rp_node_read_end(h.graph, &section), failures, "rp_node_read_end");
+    require_status(rp_node_read_end(h.graph, &section), RP_EINVAL, "rp_node_read_end of a section ended already");
 }
 
 /* A run may happen only when something its previous run read has changed
@@ -995,6 +1017,8 @@ static void operation(void)
         for (int i = 0; i < 3; i++) {
             if ((id = pick(is_readable, true)) >= 0) top_read(id);
         }
+        /* The last one again, in a read section ended twice. */
+        if (id >= 0) read_section_ended_twice(id);
         break;
     case 12:
     case 13:

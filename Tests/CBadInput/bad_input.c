@@ -176,6 +176,10 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_node_read_end(null_graph, &section), RP_EINVAL);
     CHECK_ST(rp_node_read_end(g, null_section), RP_EINVAL);
     CHECK_EQ(section.ticket, 12345);
+    rp_node_t created = TH_UNWRITTEN;
+    CHECK_ST(rp_node_create_with(null_graph, RP_KIND_SOURCE, 0, NULL, &created), RP_EINVAL);
+    CHECK_NODE(created, TH_UNWRITTEN);
+    CHECK_ST(rp_node_add_options(null_graph, s->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_EINVAL);
     int64_t copied = 77, source = 5;
     CHECK_ST(rp_node_read_copy(null_graph, s->h, &copied, &source, sizeof copied), RP_EINVAL);
     CHECK_ST(rp_node_read_copy(g, s->h, null_dst, &source, sizeof copied), RP_EINVAL);
@@ -296,10 +300,16 @@ static rp_status_t call_restart(rp_graph_t *g, rp_node_t node) { return rp_async
 
 static rp_status_t call_invalidate(rp_graph_t *g, rp_node_t node) { return rp_node_invalidate(g, node); }
 
+static rp_status_t call_add_options(rp_graph_t *g, rp_node_t node)
+{
+    return rp_node_add_options(g, node, RP_NODE_WATCHED_BY_WEAK_READS);
+}
+
 static const struct {
     const char *name;
     handle_call_t call;
 } handle_calls[] = {
+    {"rp_node_add_options", call_add_options},
     {"rp_node_dispose", call_dispose},      {"rp_node_kind", call_kind},
     {"rp_node_data", call_data},            {"rp_node_dependencies", call_deps},
     {"rp_node_subscribers", call_subs},     {"rp_node_read", call_read},
@@ -410,6 +420,24 @@ static void kinds_are_checked(void)
         CHECK_ST(rp_node_create(w.g, kind, NULL, &node), RP_EINVAL);
         CHECK_NODE(node, TH_UNWRITTEN);
     }
+    /* Options unknown, or that the kind cannot have: a source reads nothing,
+     * an effect is read by nothing. */
+    static const struct {
+        int kind;
+        uint32_t options;
+    } refused[] = {
+        {RP_KIND_SOURCE, RP_NODE_WEAK_READS},      {RP_KIND_EFFECT, RP_NODE_WATCHED_BY_WEAK_READS},
+        {RP_KIND_SOURCE, 1u << 2},                 {RP_KIND_COMPUTED, UINT32_MAX},
+        {RP_KIND_COMPUTED, RP_NODE_WEAK_READS | (1u << 31)},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        rp_node_t node = TH_UNWRITTEN;
+        CHECK_ST(rp_node_create_with(w.g, (rp_kind_t)refused[i].kind, refused[i].options, NULL, &node), RP_EINVAL);
+        CHECK_NODE(node, TH_UNWRITTEN);
+    }
+    CHECK_ST(rp_node_add_options(w.g, s->h, RP_NODE_WEAK_READS), RP_EINVAL);
+    CHECK_ST(rp_node_add_options(w.g, e->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_EINVAL);
+    CHECK_ST(rp_node_add_options(w.g, c->h, 1u << 5), RP_EINVAL);
     expect_intact(&w, 3, 2);
     CHECK_EQ(c->computes, 1);
     CHECK_EQ(e->runs, 1);

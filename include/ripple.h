@@ -45,7 +45,8 @@
  *     rp_node_read_end) run them before returning,
  *     outside batches, and return the flush's status (RP_ELOOP) when the call's
  *     own work succeeded.
- *   - The library never aborts or exits, and keeps no global state.
+ *   - The library never aborts or exits (except where a process breaks the
+ *     membarrier rule under "threads"), and keeps no global state.
  */
 #ifndef RIPPLE_H
 #define RIPPLE_H
@@ -408,6 +409,20 @@ rp_status_t rp_graph_set_tracer(rp_graph_t *graph, rp_tracer_t RP_NULLABLE trace
 rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 
 /* ---------------------------------------------------------------- threads */
+
+/* The process around a graph. On Linux, where membarrier(2) is available, a
+ * graph is biased to the thread that creates it: that thread takes the graph
+ * without atomic operations until another thread first calls into it, which
+ * revokes the bias with membarrier. Two rules follow:
+ *   - membarrier must stay available for as long as a graph created while it
+ *     was lives: a seccomp filter that denies it must be installed before
+ *     graphs are created (those are then not biased and work under it). A
+ *     revocation that finds it denied cannot keep two threads out of the graph
+ *     at once: it writes a message to stderr and aborts the process.
+ *   - fork(): the child has only the forking thread, and the graphs as they
+ *     were at the fork. It may use a graph only if no thread was inside a
+ *     call, batch or read section of it, or waiting for it, at the fork (as
+ *     with a mutex held then); otherwise its first call waits forever. */
 
 /* Where a read section stands; filled by rp_node_read_begin. Opaque. */
 typedef struct rp_read_section {

@@ -26,10 +26,10 @@
  *   SCHEDULED (deferred effects) `schedule` was called and rp_effect_update
  *             has not been yet; the effect stays DIRTY or PENDING meanwhile.
  *   TRACKING  (async nodes) a track section of its current run is open.
- *   WEAK_READS (readers) created with RP_NODE_WEAK_READS: its edges do not
- *             count toward `watched` and `unwatched`, unless the node read is
- *   WATCHED_BY_WEAK  (readable nodes) created with, or given,
- *             RP_NODE_WATCHED_BY_WEAK_READS.
+ *   WEAK_READS (readers) created with RP_NODE_WEAK_READS: its reads are
+ *             weak edges (see "Watching").
+ *   WATCHED_BY_WEAK (readable nodes) created with, or given,
+ *             RP_NODE_WATCHED_BY_WEAK_READS: weak reads of it are strong.
  *
  * Watching: a node's edges are strong, or weak when the reader has WEAK_READS
  * and the node read lacks WATCHED_BY_WEAK (rp_edge_is_weak; both flags are

@@ -45,7 +45,8 @@
  *     rp_node_read_end) run them before returning,
  *     outside batches, and return the flush's status (RP_ELOOP) when the call's
  *     own work succeeded.
- *   - The library never aborts or exits, and keeps no global state.
+ *   - The library never aborts or exits (except where a process breaks the
+ *     membarrier rule under "threads"), and keeps no global state.
  */
 #ifndef RIPPLE_H
 #define RIPPLE_H
@@ -185,15 +186,22 @@ typedef struct rp_callbacks {
     void (*RP_NULLABLE schedule)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                  void *RP_NULLABLE data);
 
-    /* A node gained its first subscriber. Hosts that tie a node's lifetime to
-     * its readers take a reference here. Runs while an edge is being linked:
-     * it must not call into the graph. NULL: nothing is called. */
+    /* A node gained its first watching subscriber: one whose reads watch it
+     * (every reader, except those created with RP_NODE_WEAK_READS, whose
+     * reads watch only nodes created with or given
+     * RP_NODE_WATCHED_BY_WEAK_READS). Weak readers that come or go meanwhile
+     * change nothing: the calls follow the set of watching readers, whatever
+     * the order readers come in. Hosts that tie a node's lifetime to its
+     * readers take a reference here. Runs while an edge is being linked: it
+     * must not call into the graph. NULL: nothing is called. */
     void (*RP_NULLABLE watched)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                 void *RP_NULLABLE data);
 
-    /* A node lost its last subscriber. Delivered after the outermost call in
-     * progress has finished its work, so it may call into the graph, dispose
-     * nodes included. NULL: nothing is called. */
+    /* A node lost its last watching subscriber (weak readers may remain). A
+     * node that gains one again before delivery is told neither: `watched`
+     * and `unwatched` alternate, starting with `watched`. Delivered after the
+     * outermost call in progress has finished its work, so it may call into
+     * the graph, dispose nodes included. NULL: nothing is called. */
     void (*RP_NULLABLE unwatched)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                   void *RP_NULLABLE data);
 
@@ -272,6 +280,34 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *RP_NULLABLE message, 
  * flush (RP_ELOOP, for instance). An async node starts dirty, like a computed.
  * RP_EINVAL for a kind out of range or a kind whose callback is missing. */
 rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *RP_NULLABLE data, rp_node_t *out);
+
+/* Options of a node, for rp_node_create_with and rp_node_add_options (or'ed):
+ * how its edges count toward `watched` and `unwatched`. */
+enum {
+    /* A computed, effect or async node whose reads do not watch what they
+     * read: they make a node's dependency as any read does, but `watched`
+     * and `unwatched` ignore them, so a host that keeps a node alive while it
+     * is watched does not keep it alive for this reader (an observer that
+     * must not hold what it observes). */
+    RP_NODE_WEAK_READS = 1u << 0,
+    /* A source, computed or async node that weak reads watch too (a node
+     * nothing else may keep alive for such a reader). */
+    RP_NODE_WATCHED_BY_WEAK_READS = 1u << 1
+};
+
+/* rp_node_create with `options` (rp_node_create is this with 0). RP_EINVAL
+ * for an unknown option or one the kind cannot have (RP_NODE_WEAK_READS on a
+ * source, RP_NODE_WATCHED_BY_WEAK_READS on an effect). RP_ENOMEM, from a read,
+ * for a node that already has 2^24 - 1 weak readers. */
+rp_status_t rp_node_create_with(rp_graph_t *graph, rp_kind_t kind, uint32_t options, void *RP_NULLABLE data,
+                                rp_node_t *out);
+
+/* Adds `options` to a node created without them, before the edges they would
+ * count differently exist: RP_ESTATE for RP_NODE_WEAK_READS on a node that has
+ * read something (an effect has, from its creation: give it the option
+ * there), and for RP_NODE_WATCHED_BY_WEAK_READS on a node something reads.
+ * RP_EINVAL as rp_node_create_with. */
+rp_status_t rp_node_add_options(rp_graph_t *graph, rp_node_t node, uint32_t options);
 
 /* Frees a node: unlinks it from what it read and from what reads it, then calls
  * `release`. Its readers are marked dirty, as if it had changed, and outside a
@@ -374,6 +410,20 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node);
 
 /* ---------------------------------------------------------------- threads */
 
+/* The process around a graph. On Linux, where membarrier(2) is available, a
+ * graph is biased to the thread that creates it: that thread takes the graph
+ * without atomic operations until another thread first calls into it, which
+ * revokes the bias with membarrier. Two rules follow:
+ *   - membarrier must stay available for as long as a graph created while it
+ *     was lives: a seccomp filter that denies it must be installed before
+ *     graphs are created (those are then not biased and work under it). A
+ *     revocation that finds it denied cannot keep two threads out of the graph
+ *     at once: it writes a message to stderr and aborts the process.
+ *   - fork(): the child has only the forking thread, and the graphs as they
+ *     were at the fork. It may use a graph only if no thread was inside a
+ *     call, batch or read section of it, or waiting for it, at the fork (as
+ *     with a mutex held then); otherwise its first call waits forever. */
+
 /* Where a read section stands; filled by rp_node_read_begin. Opaque. */
 typedef struct rp_read_section {
     uint32_t ticket;
@@ -388,11 +438,14 @@ typedef struct rp_read_section {
  * graph until the end, which then runs the effects the read made due and
  * returns the flush's status. Between begin and end, make no other call on
  * the graph from the same thread, and keep the section short: writers wait
- * for it. The end takes the section from the begin on the same thread;
- * RP_EINVAL for a section no begin on this thread filled, or one that was
- * ended already (as far as the engine can tell). */
+ * for it. The end takes the section from the begin on the same thread and
+ * marks it ended; RP_EINVAL, changing nothing, for a section no begin on this
+ * thread filled or one that was ended already, whatever the graph's state (in
+ * a batch too: the batch keeps its hold). A copy of a section is not marked
+ * when the original ends: ending both is a misuse the engine cannot always
+ * tell, with no status promised. */
 rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_section_t *section);
-rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section);
+rp_status_t rp_node_read_end(rp_graph_t *graph, rp_read_section_t *section);
 
 /* rp_node_read_begin, a copy of `size` bytes from `src` to `dst`, and
  * rp_node_read_end, in one call, for a host that keeps the node's value in

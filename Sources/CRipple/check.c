@@ -105,6 +105,11 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             }
             edges++;
         }
+        if ((rec->flags & RP_F_WEAK_READS) && rec->kind == RP_KIND_SOURCE) BROKEN("source %u reads weakly", slot);
+        if ((rec->flags & RP_F_WATCHED_BY_WEAK) && rec->kind == RP_KIND_EFFECT) {
+            BROKEN("effect %u is watched by weak reads", slot);
+        }
+        uint32_t weak = 0;
         for (uint32_t i = 0; i < rec->nsubs; i++) {
             rp_edge_t edge = rec->subs[i];
             if (edge.node >= graph->nslots) BROKEN("node %u sub %u out of range", slot, i);
@@ -113,7 +118,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             if (edge.mirror >= sub->ndeps || sub->deps[edge.mirror].node != slot || sub->deps[edge.mirror].mirror != i) {
                 BROKEN("subscriber edge %u -> %u (sub %u) has no matching twin", slot, edge.node, i);
             }
+            weak += rp_edge_is_weak(rec, sub);
         }
+        if (weak != rec->weak_subs) BROKEN("node %u counts %u weak readers, has %u", slot, rec->weak_subs, weak);
     }
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);

@@ -26,6 +26,16 @@
  *   SCHEDULED (deferred effects) `schedule` was called and rp_effect_update
  *             has not been yet; the effect stays DIRTY or PENDING meanwhile.
  *   TRACKING  (async nodes) a track section of its current run is open.
+ *   WEAK_READS (readers) created with RP_NODE_WEAK_READS: its reads are
+ *             weak edges (see "Watching").
+ *   WATCHED_BY_WEAK (readable nodes) created with, or given,
+ *             RP_NODE_WATCHED_BY_WEAK_READS: weak reads of it are strong.
+ *
+ * Watching: a node's edges are strong, or weak when the reader has WEAK_READS
+ * and the node read lacks WATCHED_BY_WEAK (rp_edge_is_weak; both flags are
+ * fixed while the edges they concern exist). `weak_subs` counts the weak ones
+ * among `subs`; `watched` is called when the strong ones go from 0 to 1, and
+ * `unwatched` is queued when they go back to 0, whatever the weak ones do.
  *
  * An async node is a computed to every walk: DIRTY means "start a new run",
  * and `update` calls its compute, which starts one (async.c). Its current run
@@ -76,6 +86,8 @@ enum {
     RP_F_DEFERRED = 1u << 9,
     RP_F_SCHEDULED = 1u << 10,
     RP_F_TRACKING = 1u << 11,
+    RP_F_WEAK_READS = 1u << 12,
+    RP_F_WATCHED_BY_WEAK = 1u << 13,
 };
 
 #define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
@@ -126,7 +138,7 @@ struct rp_node_rec {
     uint8_t kind;
     uint8_t deps_class;      /* the arena size class of `deps`, 0 when it has none */
     uint8_t subs_class;      /* the same for `subs` */
-    uint8_t unused[3];
+    unsigned weak_subs : 24; /* the weak edges among `subs` (see "Watching"), up to RP_WEAK_SUBS_MAX */
     union {
         uint32_t cursor;     /* live, while computing: deps confirmed by this run */
         uint32_t next_free;  /* free list link when not live */
@@ -139,6 +151,12 @@ struct rp_node_rec {
     void *data;
 };
 _Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
+#define RP_WEAK_SUBS_MAX ((1u << 24) - 1)
+
+/* Whether the edge from reader `sub` to `dep` is weak: it does not watch `dep`. */
+static inline bool rp_edge_is_weak(const rp_node_rec_t *dep, const rp_node_rec_t *sub) {
+    return (sub->flags & RP_F_WEAK_READS) && !(dep->flags & RP_F_WATCHED_BY_WEAK);
+}
 
 /* The edges an array of size class `size_class` holds (0: no array). */
 static inline uint32_t rp_edge_capacity(uint8_t size_class) {
@@ -599,6 +617,8 @@ static inline bool rp_exclusive_held(const rp_graph_t *graph) {
 /* or this: a read by the compute or run in progress on the thread holding the
  * graph (no nesting: the run holds it). */
 #define RP_TICKET_IN_RUN (UINT32_MAX - 2)
+/* A section's ticket once rp_node_read_end has ended it: no begin gives 0. */
+#define RP_TICKET_ENDED 0u
 /* The stripe a thread's readers count in. Thread identities are addresses
  * of thread control blocks a fixed stride apart, with the same low bits
  * (glibc: 8 MiB and a guard page apart), so a partial mix spreads them

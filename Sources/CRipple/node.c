@@ -95,7 +95,7 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     return RP_OK;
 }
 
-static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, void *data, rp_node_t *out) {
     bool deferred = kind == RP_KIND_DEFERRED_EFFECT;
     if (deferred) kind = RP_KIND_EFFECT;
     if (graph->nslots == RP_NO_SLOT && graph->free_head == RP_NO_SLOT) return RP_ENOMEM;
@@ -119,7 +119,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     *rec = (rp_node_rec_t){0};
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
-    rec->flags = RP_F_LIVE | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
+    rec->flags = RP_F_LIVE | flags | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
     *rp_order(graph, slot) = ++graph->next_order;
     if (kind == RP_KIND_EFFECT) rec->effect_order = graph->next_order;
     if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
@@ -139,14 +139,61 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node
     return rp_settle(graph);
 }
 
-rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+/* The record flags of `options` for a node of `kind`, or 0xFFFF when an
+ * option is unknown or does not fit the kind (a source reads nothing; an
+ * effect is read by nothing). */
+static uint32_t option_flags(rp_kind_t kind, uint32_t options) {
+    const uint32_t invalid = 0xFFFF;
+    if (options & ~(uint32_t)(RP_NODE_WEAK_READS | RP_NODE_WATCHED_BY_WEAK_READS)) return invalid;
+    bool reads = kind != RP_KIND_SOURCE;
+    bool is_read = kind != RP_KIND_EFFECT && kind != RP_KIND_DEFERRED_EFFECT;
+    if (((options & RP_NODE_WEAK_READS) && !reads) || ((options & RP_NODE_WATCHED_BY_WEAK_READS) && !is_read)) {
+        return invalid;
+    }
+    return (options & RP_NODE_WEAK_READS ? RP_F_WEAK_READS : 0) |
+           (options & RP_NODE_WATCHED_BY_WEAK_READS ? RP_F_WATCHED_BY_WEAK : 0);
+}
+
+rp_status_t rp_node_create_with(rp_graph_t *graph, rp_kind_t kind, uint32_t options, void *data, rp_node_t *out) {
     if (graph == NULL || out == NULL) return RP_EINVAL;
     if ((unsigned)kind > RP_KIND_ASYNC) return RP_EINVAL;
     if ((kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC) && graph->callbacks.compute == NULL) return RP_EINVAL;
     if ((kind == RP_KIND_EFFECT || kind == RP_KIND_DEFERRED_EFFECT) && graph->callbacks.run == NULL) return RP_EINVAL;
     if (kind == RP_KIND_DEFERRED_EFFECT && graph->callbacks.schedule == NULL) return RP_EINVAL;
+    uint32_t flags = option_flags(kind, options);
+    if (flags == 0xFFFF) return RP_EINVAL;
     rp_exclusive_enter(graph);
-    rp_status_t status = create(graph, kind, data, out);
+    rp_status_t status = create(graph, kind, (uint16_t)flags, data, out);
+    rp_exclusive_exit(graph);
+    return status;
+}
+
+rp_status_t rp_node_create(rp_graph_t *graph, rp_kind_t kind, void *data, rp_node_t *out) {
+    return rp_node_create_with(graph, kind, 0, data, out);
+}
+
+/* The options change how existing edges would count: only a node without
+ * those edges takes them (a reader that has read nothing, a node nothing
+ * reads), so that every edge keeps the weakness it was linked with. */
+static rp_status_t add_options(rp_graph_t *graph, rp_node_t node, uint32_t options) {
+    uint32_t slot;
+    rp_status_t status = rp_resolve(graph, node, &slot);
+    if (status) return status;
+    rp_node_rec_t *rec = rp_rec(graph, slot);
+    rp_kind_t kind = (rp_kind_t)rec->kind;
+    uint32_t flags = option_flags(kind, options);
+    if (flags == 0xFFFF) return RP_EINVAL;
+    if (((flags & RP_F_WEAK_READS) && rec->ndeps) || ((flags & RP_F_WATCHED_BY_WEAK) && rec->nsubs)) {
+        return RP_ESTATE;
+    }
+    rec->flags |= (uint16_t)flags;
+    return RP_OK;
+}
+
+rp_status_t rp_node_add_options(rp_graph_t *graph, rp_node_t node, uint32_t options) {
+    if (graph == NULL) return RP_EINVAL;
+    rp_exclusive_enter(graph);
+    rp_status_t status = add_options(graph, node, options);
     rp_exclusive_exit(graph);
     return status;
 }

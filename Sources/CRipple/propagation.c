@@ -841,27 +841,38 @@ rp_status_t rp_node_read_begin(rp_graph_t *graph, rp_node_t node, rp_read_sectio
     return status;
 }
 
-rp_status_t rp_node_read_end(rp_graph_t *graph, const rp_read_section_t *section) {
+/* An end marks its section ended (0 is never a ticket), so that ending it
+ * again is refused whatever the graph's state: an exclusive section ended
+ * twice inside a batch would otherwise release the batch's hold (the thread
+ * still holds the graph, so the ticket alone looks valid), and a shared one
+ * would take another reader's count from a stripe it shares. */
+rp_status_t rp_node_read_end(rp_graph_t *graph, rp_read_section_t *section) {
     if (graph == NULL || section == NULL) return RP_EINVAL;
     uint32_t ticket = section->ticket;
     void *self = rp_thread_self();
     bool held = rp_sync_load_ptr(&graph->sections.owner) == self;
     if (ticket == RP_TICKET_EXCLUSIVE) {
-        /* Ended already (a thread that has the graph through its bias reads
-         * holding it, so its sections are all of this kind), or not this
-         * thread's. */
+        /* Not this thread's, or ended by a copy of it (a thread that has the
+         * graph through its bias reads holding it, so its sections are all of
+         * this kind). */
         if (!held) return RP_EINVAL;
+        section->ticket = RP_TICKET_ENDED;
         rp_status_t status = rp_settle(graph);
         rp_exclusive_exit(graph);
         return status;
     }
-    if (ticket == RP_TICKET_IN_RUN) return held && graph->active_rec != NULL ? RP_OK : RP_EINVAL;
+    if (ticket == RP_TICKET_IN_RUN) {
+        if (!held || graph->active_rec == NULL) return RP_EINVAL;
+        section->ticket = RP_TICKET_ENDED;
+        return RP_OK;
+    }
     /* Not a ticket this thread's begin gave, or its stripe counts nobody:
      * ending it would let writers in while a reader is inside. */
-    if (ticket == 0 || ticket - 1 != rp_stripe_for(self) ||
+    if (ticket == RP_TICKET_ENDED || ticket - 1 != rp_stripe_for(self) ||
         rp_sync_load_u32(&graph->sections.stripes[ticket - 1].readers) == 0) {
         return RP_EINVAL;
     }
+    section->ticket = RP_TICKET_ENDED;
     rp_shared_exit(graph, ticket);
     return RP_OK;
 }

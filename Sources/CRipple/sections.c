@@ -77,6 +77,7 @@
 #include "graph.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 #if defined(__linux__) && !defined(RP_SYNC_TSAN)
 #include <linux/membarrier.h>
@@ -104,9 +105,20 @@ static bool heavy_barrier_init(void) {
     return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 /* A full barrier on every running thread of the process and this one; only
- * called for a graph whose heavy_barrier_init succeeded, so it cannot fail. */
+ * called for a graph whose heavy_barrier_init succeeded. It fails then only
+ * if the process forbade membarrier since (a seccomp filter installed after
+ * the graph was created): without it the bias thread's plain accesses may be
+ * reordered past the revocation, and two threads would hold the graph at
+ * once. No status can reach the caller from here and no other barrier is
+ * sure to do, so the process stops, saying why, rather than go on unsafe
+ * (ripple.h, "threads", states the rule). */
 static void heavy_barrier(void) {
-    (void)syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    static const char message[] =
+        "ripple: membarrier(2) failed after a graph was created biased to its creator thread (a seccomp filter "
+        "installed since?); revoking the bias is unsafe without it: aborting\n";
+    (void)!write(STDERR_FILENO, message, sizeof message - 1);
+    abort();
 }
 #else
 static bool heavy_barrier_init(void) {

@@ -131,6 +131,9 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
         rp_status_t cycle = rp_async_check_cycle(graph, sub, dep);
         if (cycle) return cycle;
     }
+    /* A weak edge more than its count holds: no room, like memory. */
+    bool weak = rp_edge_is_weak(d, s);
+    if (weak && d->weak_subs == RP_WEAK_SUBS_MAX) return RP_ENOMEM;
     /* A second reader: one more frame of room for propagations. */
     rp_status_t status = RP_OK;
     if (d->nsubs == 1 && graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity) {
@@ -147,7 +150,9 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     d->read_stamp = s->run_stamp;
     graph->live_edges++;
     if (d->nsubs == 2) rp_shared_nodes_change(graph, true);
-    if (d->nsubs == 1) {
+    if (weak) {
+        d->weak_subs++;
+    } else if (d->nsubs - d->weak_subs == 1) { /* its first strong edge */
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
         } else if (graph->callbacks.watched) {
@@ -159,6 +164,7 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
 
 void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
     rp_node_rec_t *d = rp_rec(graph, dep);
+    bool weak = rp_edge_is_weak(d, d->subs[position].rec);
     rp_edge_t last = d->subs[--d->nsubs];
     if (position != d->nsubs) {
         d->subs[position] = last;
@@ -166,7 +172,11 @@ void rp_remove_sub_edge(rp_graph_t *graph, uint32_t dep, uint32_t position) {
     }
     graph->live_edges--;
     if (d->nsubs == 1) rp_shared_nodes_change(graph, false);
-    if (d->nsubs == 0) queue_unwatched(graph, dep);
+    if (weak) {
+        d->weak_subs--;
+    } else if (d->nsubs == d->weak_subs) { /* its last strong edge */
+        queue_unwatched(graph, dep);
+    }
 }
 
 void rp_unlink_deps_from(rp_graph_t *graph, uint32_t sub, uint32_t first) {

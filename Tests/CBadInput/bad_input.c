@@ -176,6 +176,10 @@ static void null_pointers_are_invalid(void)
     CHECK_ST(rp_node_read_end(null_graph, &section), RP_EINVAL);
     CHECK_ST(rp_node_read_end(g, null_section), RP_EINVAL);
     CHECK_EQ(section.ticket, 12345);
+    rp_node_t created = TH_UNWRITTEN;
+    CHECK_ST(rp_node_create_with(null_graph, RP_KIND_SOURCE, 0, NULL, &created), RP_EINVAL);
+    CHECK_NODE(created, TH_UNWRITTEN);
+    CHECK_ST(rp_node_add_options(null_graph, s->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_EINVAL);
     int64_t copied = 77, source = 5;
     CHECK_ST(rp_node_read_copy(null_graph, s->h, &copied, &source, sizeof copied), RP_EINVAL);
     CHECK_ST(rp_node_read_copy(g, s->h, null_dst, &source, sizeof copied), RP_EINVAL);
@@ -296,10 +300,16 @@ static rp_status_t call_restart(rp_graph_t *g, rp_node_t node) { return rp_async
 
 static rp_status_t call_invalidate(rp_graph_t *g, rp_node_t node) { return rp_node_invalidate(g, node); }
 
+static rp_status_t call_add_options(rp_graph_t *g, rp_node_t node)
+{
+    return rp_node_add_options(g, node, RP_NODE_WATCHED_BY_WEAK_READS);
+}
+
 static const struct {
     const char *name;
     handle_call_t call;
 } handle_calls[] = {
+    {"rp_node_add_options", call_add_options},
     {"rp_node_dispose", call_dispose},      {"rp_node_kind", call_kind},
     {"rp_node_data", call_data},            {"rp_node_dependencies", call_deps},
     {"rp_node_subscribers", call_subs},     {"rp_node_read", call_read},
@@ -410,6 +420,24 @@ static void kinds_are_checked(void)
         CHECK_ST(rp_node_create(w.g, kind, NULL, &node), RP_EINVAL);
         CHECK_NODE(node, TH_UNWRITTEN);
     }
+    /* Options unknown, or that the kind cannot have: a source reads nothing,
+     * an effect is read by nothing. */
+    static const struct {
+        int kind;
+        uint32_t options;
+    } refused[] = {
+        {RP_KIND_SOURCE, RP_NODE_WEAK_READS},      {RP_KIND_EFFECT, RP_NODE_WATCHED_BY_WEAK_READS},
+        {RP_KIND_SOURCE, 1u << 2},                 {RP_KIND_COMPUTED, UINT32_MAX},
+        {RP_KIND_COMPUTED, RP_NODE_WEAK_READS | (1u << 31)},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        rp_node_t node = TH_UNWRITTEN;
+        CHECK_ST(rp_node_create_with(w.g, (rp_kind_t)refused[i].kind, refused[i].options, NULL, &node), RP_EINVAL);
+        CHECK_NODE(node, TH_UNWRITTEN);
+    }
+    CHECK_ST(rp_node_add_options(w.g, s->h, RP_NODE_WEAK_READS), RP_EINVAL);
+    CHECK_ST(rp_node_add_options(w.g, e->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_EINVAL);
+    CHECK_ST(rp_node_add_options(w.g, c->h, 1u << 5), RP_EINVAL);
     expect_intact(&w, 3, 2);
     CHECK_EQ(c->computes, 1);
     CHECK_EQ(e->runs, 1);
@@ -542,8 +570,9 @@ static void ends_without_begins(void)
         CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
         CHECK_ST(rp_batch_end(w.g), RP_OK);
     }
-    /* A section begun and ended, outside and inside a batch; a shared one
-     * ended twice is refused the second time. */
+    /* A section begun and ended, outside and inside a batch, is refused when
+     * ended again: inside the batch, the second end leaves the batch its
+     * hold, so that its write runs the effect at the batch's end only. */
     rp_read_section_t section;
     CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
     CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
@@ -551,15 +580,18 @@ static void ends_without_begins(void)
     CHECK_ST(rp_batch_begin(w.g), RP_OK);
     CHECK_ST(rp_node_read_begin(w.g, s->h, &section), RP_OK);
     CHECK_ST(rp_node_read_end(w.g, &section), RP_OK);
-    CHECK_ST(rp_batch_end(w.g), RP_OK);
-    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_ST(rp_node_read_end(w.g, &section), RP_EINVAL);
+    CHECK_ST(th_write(&w, s, 3), RP_OK);
     CHECK_EQ(e->runs, 2);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 3);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
     rp_node_t tracked = TH_UNWRITTEN;
     CHECK_ST(rp_graph_tracking(w.g, &tracked), RP_OK);
     CHECK_NODE(tracked, RP_NODE_NONE);
     /* A write still runs the effect at once: no batch was left open. */
-    CHECK_ST(th_write(&w, s, 3), RP_OK);
-    CHECK_EQ(e->runs, 3);
+    CHECK_ST(th_write(&w, s, 4), RP_OK);
+    CHECK_EQ(e->runs, 4);
     expect_intact(&w, 2, 1);
     th_done(&w);
 }

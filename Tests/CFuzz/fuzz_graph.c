@@ -3,7 +3,8 @@
  *
  * The input bytes are a program of operations on one graph: create sources,
  * computeds and effects; write sources (writing back to the committed value
- * too); read nodes; open and close batches; dispose nodes. A computed or an
+ * too); read nodes (now and then in a read section then ended twice, which
+ * must be refused); open and close batches; dispose nodes. A computed or an
  * effect reads a selector node, then one of two sets of nodes depending on
  * the selector's parity (so what it reads changes from run to run), and
  * reduces the sum modulo 5 (so equal results, which stop propagation, are
@@ -72,7 +73,9 @@
  *     included: an effect sees each result, and starts a new run when what
  *     the run read changed);
  *   - each node's dependencies are what its last run read, in read order;
- *     `watched`/`unwatched` are balanced with having subscribers;
+ *     `watched`/`unwatched` are balanced with having watching subscribers:
+ *     every fourth reader is created with weak reads (RP_NODE_WEAK_READS),
+ *     which watch only the nodes created watched by them (every fifth);
  *   - _rp_graph_check is clean; at the end, destroying the graph releases
  *     every node once and frees every byte it allocated.
  *
@@ -379,6 +382,27 @@ static void top_read(int id)
     require_status(status, RP_OK, "reading again after a failure");
 }
 
+/* A read section of `id` ended twice, in or out of batches: the second end
+ * is refused (RP_EINVAL) and changes nothing, so the batches open keep the
+ * graph (the checks after the operation see no effect run by a write in
+ * them, and their ends succeed). The first read is top_read's, whose values
+ * were checked; a read the section's begin or end makes fail on purpose
+ * opens no section, or ends it with that status. */
+static void read_section_ended_twice(int id)
+{
+    model_node_t *n = &h.nodes[id];
+    if (!n->alive) return;
+    trace("read %d in a section ended twice\n", id);
+    unsigned long failures = h.failures;
+    rp_read_section_t section;
+    rp_status_t status = rp_node_read_begin(h.graph, n->handle, &section);
+    if (status == RP_ENOMEM && h.failures != failures) return;
+    if (status == RP_ESTALE && !n->alive) return; /* disposed by what the begin ran */
+    require_status(status, RP_OK, "rp_node_read_begin");
+    require_ok_unless_failed(rp_node_read_end(h.graph, &section), failures, "rp_node_read_end");
+    require_status(rp_node_read_end(h.graph, &section), RP_EINVAL, "rp_node_read_end of a section ended already");
+}
+
 /* A run may happen only when something its previous run read has changed
  * since, or was disposed: checked when the run ends, since a dependency that
  * was only marked is brought up to date by the run's own read. */
@@ -669,6 +693,18 @@ static bool is_free_source(const model_node_t *n)
     return true;
 }
 
+/* Which readers read weakly, and which nodes weak reads watch all the same:
+ * from the node's number, so that inputs keep their meaning. */
+static bool reads_weakly(const model_node_t *n)
+{
+    return n->kind != RP_KIND_SOURCE && n->id % 4 == 3;
+}
+
+static bool watched_by_weak_reads(const model_node_t *n)
+{
+    return n->kind != RP_KIND_EFFECT && n->id % 5 == 4;
+}
+
 static void create(rp_kind_t kind)
 {
     if (h.count == MAX_NODES || h.live == MAX_LIVE) return;
@@ -726,7 +762,9 @@ static void create(rp_kind_t kind)
     rp_node_t out = RP_NODE_NONE;
     n->handle = RP_NODE_NONE;
     unsigned long failures = h.failures;
-    rp_status_t status = rp_node_create(h.graph, kind, n, &out);
+    uint32_t options = (reads_weakly(n) ? RP_NODE_WEAK_READS : 0) |
+                       (watched_by_weak_reads(n) ? RP_NODE_WATCHED_BY_WEAK_READS : 0);
+    rp_status_t status = rp_node_create_with(h.graph, kind, options, n, &out);
     require_ok_unless_failed(status, failures, "rp_node_create");
     REQUIRE(out.generation != 0, "rp_node_create of node %d: no handle written", n->id);
     n->handle = out;
@@ -995,6 +1033,8 @@ static void operation(void)
         for (int i = 0; i < 3; i++) {
             if ((id = pick(is_readable, true)) >= 0) top_read(id);
         }
+        /* The last one again, in a read section ended twice. */
+        if (id >= 0) read_section_ended_twice(id);
         break;
     case 12:
     case 13:
@@ -1062,13 +1102,19 @@ static void check_all(void)
         }
         REQUIRE(count == want || n->failed, "node %d has %zu dependencies, its last run read %zu live nodes", i,
                 count, want);
-        /* watched/unwatched follow having subscribers. */
-        size_t subscribers = 0;
-        require_status(rp_node_subscribers(h.graph, n->handle, NULL, 0, &subscribers), RP_OK,
+        /* watched/unwatched follow having watching subscribers. */
+        rp_node_t subscribers[MAX_NODES];
+        size_t nsubscribers = 0, watching = 0;
+        require_status(rp_node_subscribers(h.graph, n->handle, subscribers, MAX_NODES, &nsubscribers), RP_OK,
                        "rp_node_subscribers");
+        for (size_t j = 0; j < nsubscribers; j++) {
+            void *data = NULL;
+            require_status(rp_node_data(h.graph, subscribers[j], &data), RP_OK, "rp_node_data");
+            if (!reads_weakly(data) || watched_by_weak_reads(n)) watching++;
+        }
         int balance = n->watched - n->unwatched;
-        REQUIRE(balance == (subscribers > 0), "node %d: %d watched, %d unwatched, %zu subscribers", i, n->watched,
-                n->unwatched, subscribers);
+        REQUIRE(balance == (watching > 0), "node %d: %d watched, %d unwatched, %zu subscribers, %zu watching", i,
+                n->watched, n->unwatched, nsubscribers, watching);
         /* Outside batches, every effect has seen the current values. */
         if (n->kind == RP_KIND_EFFECT && h.batch_depth == 0) {
             read_entry_t now[MAX_READS];

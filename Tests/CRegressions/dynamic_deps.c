@@ -1,6 +1,8 @@
 /*
  * dynamic_deps.c: dependencies recorded in read order, branches that switch,
- * untracked reads, watched and unwatched, and readers of a disposed node.
+ * untracked reads, watched and unwatched (which follow the set of watching
+ * readers, whatever the order weak readers come and go in), and readers of a
+ * disposed node.
  */
 #include "testhost.h"
 
@@ -227,6 +229,77 @@ static void watched_and_unwatched_follow_the_subscribers(void)
     th_done(&w);
 }
 
+/* Weak readers (RP_NODE_WEAK_READS) neither start nor end a node's watched
+ * period, whichever comes first; a node created with
+ * RP_NODE_WATCHED_BY_WEAK_READS counts them. */
+static void watching_follows_the_strong_readers_in_any_order(void)
+{
+    harness_begin("watching_follows_the_strong_readers_in_any_order");
+    th_world_t w;
+    th_init(&w, 32, 0);
+    w.log_mask = TH_LOG_WATCH;
+    th_node_t *a = th_source(&w, "a", 1);
+    /* A weak reader first, then a strong one: the strong one watches. */
+    th_node_t *weak = th_weak_effect(&w, "weak", th_sum, 0, a, NULL);
+    CHECK_EQ(weak->value, 1);
+    CHECK_SUBS(&w, a, weak);
+    CHECK_STR(th_take_log(&w), "");
+    th_node_t *strong = th_effect(&w, "strong", th_sum, 0, a, NULL);
+    CHECK_STR(th_take_log(&w), "+a");
+    CHECK_ST(th_dispose(&w, weak), RP_OK);
+    CHECK_STR(th_take_log(&w), "");
+    CHECK_ST(th_dispose(&w, strong), RP_OK);
+    CHECK_STR(th_take_log(&w), "-a");
+    /* A strong reader first, then a weak one, then the strong one goes: the
+     * weak one alone does not watch, though it still reads. */
+    strong = th_effect(&w, "strong", th_sum, 0, a, NULL);
+    weak = th_weak_effect(&w, "weak", th_sum, 0, a, NULL);
+    CHECK_STR(th_take_log(&w), "+a");
+    CHECK_ST(th_dispose(&w, strong), RP_OK);
+    CHECK_STR(th_take_log(&w), "-a");
+    CHECK_DEPS(&w, weak, a);
+    CHECK_ST(th_write(&w, a, 2), RP_OK);
+    CHECK_EQ(weak->runs, 2);
+    CHECK_EQ(weak->value, 2);
+    /* A strong computed reads it again: watched again, and unwatched when it goes. */
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, a, NULL);
+    CHECK_EQ(th_read(&w, c), 2);
+    CHECK_STR(th_take_log(&w), "+a");
+    CHECK_ST(th_dispose(&w, c), RP_OK);
+    CHECK_STR(th_take_log(&w), "-a");
+    CHECK_ST(th_dispose(&w, weak), RP_OK);
+    CHECK_STR(th_take_log(&w), "");
+    CHECK_EQ(a->watched, 3);
+    CHECK_EQ(a->unwatched, 3);
+    /* A weak reader's own readers watch it; its reads stay weak. */
+    th_node_t *wc = th_prepare(&w, "wc", RP_KIND_COMPUTED, th_sum, 0, a, NULL);
+    wc->options = RP_NODE_WEAK_READS;
+    CHECK_ST(th_create(&w, wc), RP_OK);
+    strong = th_effect(&w, "strong", th_sum, 0, wc, NULL);
+    CHECK_EQ(strong->value, 2);
+    CHECK_STR(th_take_log(&w), "+wc");
+    CHECK_ST(th_dispose(&w, strong), RP_OK);
+    CHECK_STR(th_take_log(&w), "-wc");
+    CHECK_ST(th_dispose(&w, wc), RP_OK);
+    /* A node watched by weak reads, from its creation or added before it is read. */
+    th_node_t *b = th_prepare(&w, "b", RP_KIND_SOURCE, NULL, 0, NULL, NULL);
+    b->value = b->pending = 5;
+    b->options = RP_NODE_WATCHED_BY_WEAK_READS;
+    CHECK_ST(th_create(&w, b), RP_OK);
+    th_node_t *d = th_source(&w, "d", 7);
+    CHECK_ST(rp_node_add_options(w.g, d->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_OK);
+    weak = th_weak_effect(&w, "weak", th_sum, 0, b, d);
+    CHECK_EQ(weak->value, 12);
+    CHECK_STR(th_take_log(&w), "+b +d");
+    /* Options that would recount existing edges are refused. */
+    CHECK_ST(rp_node_add_options(w.g, a->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_OK); /* nothing reads it */
+    CHECK_ST(rp_node_add_options(w.g, d->h, RP_NODE_WATCHED_BY_WEAK_READS), RP_ESTATE);
+    CHECK_ST(rp_node_add_options(w.g, weak->h, RP_NODE_WEAK_READS), RP_ESTATE);
+    CHECK_ST(th_dispose(&w, weak), RP_OK);
+    CHECK_STR(th_take_log(&w), "-d -b");
+    th_done(&w);
+}
+
 /* A host that ties computeds' lifetimes to their readers: when one loses its
  * last subscriber, the host disposes it. */
 static unsigned cascade_dispose_failures;
@@ -300,6 +373,7 @@ int main(void)
     switching_branches_unlinks_the_old_dependency();
     untracked_reads_record_no_dependency();
     watched_and_unwatched_follow_the_subscribers();
+    watching_follows_the_strong_readers_in_any_order();
     unwatched_may_dispose_nodes();
     readers_of_a_disposed_node_are_dirty();
     return harness_finish();

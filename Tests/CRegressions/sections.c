@@ -20,6 +20,12 @@
  *                cross the wrap; a thread alone then writes, commits and reads
  *                8 times across it (16 tickets and 8 shared reads), and every
  *                ticket is accounted for.
+ *   twice        a read section ended a second time is refused (RP_EINVAL)
+ *                and changes nothing: inside a batch the batch keeps the
+ *                graph (its end is RP_OK and a later write runs the effect),
+ *                and a shared section of a thread that shares its reader
+ *                stripe with another reader inside leaves that reader
+ *                counted (a writer would otherwise enter under it).
  *   stripes      16 threads alive at once spread over at least 6 of the 16
  *                reader stripes, and addresses a fixed stride apart (as
  *                thread control blocks are) over 9.5 on average, and two
@@ -428,6 +434,173 @@ static void destroy_waits_for_the_bias_thread(void)
     CHECK_ST(call_on_another_thread(&call), RP_OK);
 }
 
+/* --------------------------------------------------------------- twice */
+
+static long twice_runs;
+static rp_node_t twice_source;
+
+static void twice_run(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host, (void)node, (void)data;
+    rp_node_read(graph, twice_source);
+    twice_runs++;
+}
+
+static void an_exclusive_section_ended_twice_in_a_batch_keeps_the_batch(void)
+{
+    begin("twice: an exclusive section in a batch");
+    rp_graph_config_t config = {0};
+    config.callbacks.run = twice_run;
+    rp_graph_t *graph;
+    rp_node_t effect;
+    twice_runs = 0;
+    CHECK_ST(rp_graph_create(&config, &graph), RP_OK);
+    CHECK_ST(rp_node_create(graph, RP_KIND_SOURCE, NULL, &twice_source), RP_OK);
+    CHECK_ST(rp_node_create(graph, RP_KIND_EFFECT, NULL, &effect), RP_OK);
+    CHECK_EQ(twice_runs, 1);
+    CHECK_ST(rp_batch_begin(graph), RP_OK);
+    rp_read_section_t section;
+    CHECK_ST(rp_node_read_begin(graph, twice_source, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(graph, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(graph, &section), RP_EINVAL);
+    /* Still the batch's: a write in it runs nothing until its end. */
+    CHECK(rp_exclusive_held(graph));
+    CHECK_ST(rp_source_set(graph, twice_source), RP_OK);
+    CHECK_EQ(twice_runs, 1);
+    CHECK_ST(rp_batch_end(graph), RP_OK);
+    CHECK_EQ(twice_runs, 2);
+    CHECK(!rp_exclusive_held(graph));
+    CHECK_ST(rp_source_set(graph, twice_source), RP_OK);
+    CHECK_EQ(twice_runs, 3);
+    /* Nested in two batches, ended twice in the inner one. */
+    CHECK_ST(rp_batch_begin(graph), RP_OK);
+    CHECK_ST(rp_batch_begin(graph), RP_OK);
+    CHECK_ST(rp_node_read_begin(graph, twice_source, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(graph, &section), RP_OK);
+    CHECK_ST(rp_node_read_end(graph, &section), RP_EINVAL);
+    CHECK_ST(rp_batch_end(graph), RP_OK);
+    CHECK_ST(rp_batch_end(graph), RP_OK);
+    CHECK_ST(rp_batch_end(graph), RP_ESTATE);
+    CHECK_ST(rp_source_set(graph, twice_source), RP_OK);
+    CHECK_EQ(twice_runs, 4);
+    CHECK_ST(_rp_graph_check(graph, NULL, 0), RP_OK);
+    CHECK_ST(rp_graph_destroy(graph), RP_OK);
+}
+
+/* A reader thread of the shared-stripe scenario: reports its stripe, then
+ * (when told) opens a shared section, lets the main thread check, and ends
+ * it (twice when `twice`). */
+typedef struct stripe_reader {
+    rp_graph_t *graph;
+    rp_node_t node;
+    bool twice;
+    uint32_t stripe;
+    atomic_int step; /* 0 started, 1 stripe known, 2 go, 3 inside, 4 end, 5 ended */
+    rp_status_t begun, ended, ended_again;
+} stripe_reader_t;
+
+static void wait_for_step(atomic_int *step, int value)
+{
+    while (atomic_load(step) < value) sched_yield();
+}
+
+static void *stripe_reader(void *argument)
+{
+    stripe_reader_t *reader = argument;
+    reader->stripe = rp_stripe_for(rp_thread_self());
+    atomic_store(&reader->step, 1);
+    wait_for_step(&reader->step, 2);
+    if (reader->stripe == UINT32_MAX) return NULL; /* not on the stripe wanted: dismissed */
+    rp_read_section_t section;
+    reader->begun = rp_node_read_begin(reader->graph, reader->node, &section);
+    atomic_store(&reader->step, 3);
+    wait_for_step(&reader->step, 4);
+    reader->ended = rp_node_read_end(reader->graph, &section);
+    if (reader->twice) reader->ended_again = rp_node_read_end(reader->graph, &section);
+    atomic_store(&reader->step, 5);
+    return NULL;
+}
+
+static void *create_and_exit(void *argument)
+{
+    rp_graph_t **graph = argument;
+    rp_graph_config_t config = {0};
+    if (rp_graph_create(&config, graph) != RP_OK) *graph = NULL;
+    return NULL;
+}
+
+static void a_shared_section_ended_twice_leaves_its_stripe_neighbour_counted(void)
+{
+    begin("twice: a shared section, another reader on its stripe");
+    /* Created on a thread that ends: no thread has the bias, so reads share. */
+    rp_graph_t *graph = NULL;
+    pthread_t creator;
+    pthread_create(&creator, NULL, create_and_exit, &graph);
+    pthread_join(creator, NULL);
+    if (!CHECK(graph != NULL)) return;
+    rp_node_t source;
+    CHECK_ST(rp_node_create(graph, RP_KIND_SOURCE, NULL, &source), RP_OK);
+    CHECK_ST(rp_node_read(graph, source), RP_OK); /* up to date, and the bias revoked */
+    /* Two threads alive at once on one stripe: threads stay alive until one
+     * shares the first one's stripe (one in sixteen; a thread that ended
+     * leaves its address, so its stripe, to the next), then the others are
+     * dismissed. */
+    enum { CANDIDATES = 128 };
+    static stripe_reader_t candidates[CANDIDATES];
+    pthread_t candidate_threads[CANDIDATES];
+    stripe_reader_t first = {.graph = graph, .node = source, .twice = true};
+    pthread_t first_thread;
+    pthread_create(&first_thread, NULL, stripe_reader, &first);
+    wait_for_step(&first.step, 1);
+    int started = 0, chosen = -1;
+    while (chosen < 0 && started < CANDIDATES) {
+        stripe_reader_t *candidate = &candidates[started];
+        *candidate = (stripe_reader_t){.graph = graph, .node = source};
+        pthread_create(&candidate_threads[started], NULL, stripe_reader, candidate);
+        wait_for_step(&candidate->step, 1);
+        if (candidate->stripe == first.stripe) chosen = started;
+        started++;
+    }
+    for (int i = 0; i < started; i++) {
+        if (i == chosen) continue;
+        candidates[i].stripe = UINT32_MAX;
+        atomic_store(&candidates[i].step, 2);
+        pthread_join(candidate_threads[i], NULL);
+    }
+    if (!CHECK(chosen >= 0)) {
+        fprintf(stderr, "    no thread on the first one's stripe among %d\n", started);
+        first.stripe = UINT32_MAX;
+        atomic_store(&first.step, 2);
+        pthread_join(first_thread, NULL);
+        CHECK_ST(rp_graph_destroy(graph), RP_OK);
+        return;
+    }
+    stripe_reader_t *second = &candidates[chosen];
+    pthread_t second_thread = candidate_threads[chosen];
+    const uint32_t *readers = &graph->sections.stripes[first.stripe].readers;
+    atomic_store(&first.step, 2);
+    wait_for_step(&first.step, 3);
+    atomic_store(&second->step, 2);
+    wait_for_step(&second->step, 3);
+    CHECK_ST(first.begun, RP_OK);
+    CHECK_ST(second->begun, RP_OK);
+    CHECK_EQ(word(readers), 2); /* both shared the graph */
+    atomic_store(&first.step, 4);
+    wait_for_step(&first.step, 5);
+    CHECK_ST(first.ended, RP_OK);
+    CHECK_ST(first.ended_again, RP_EINVAL);
+    CHECK_EQ(word(readers), 1); /* the second reader, still inside */
+    /* A writer cannot enter while it is: destroy is refused. */
+    CHECK_ST(rp_graph_destroy(graph), RP_EBUSY);
+    atomic_store(&second->step, 4);
+    pthread_join(second_thread, NULL);
+    pthread_join(first_thread, NULL);
+    CHECK_ST(second->ended, RP_OK);
+    CHECK_EQ(word(readers), 0);
+    CHECK_ST(_rp_graph_check(graph, NULL, 0), RP_OK);
+    CHECK_ST(rp_graph_destroy(graph), RP_OK);
+}
+
 /* ------------------------------------------------------------- stripes */
 
 static pthread_barrier_t all_alive;
@@ -505,7 +678,7 @@ static void threads_spread_over_the_stripes(void)
     if (!CHECK(shared <= 320)) fprintf(stderr, "    %u of 4096 pairs on one stripe\n", shared);
 }
 
-/* Usage: sections [destroy|first|wrap|bias|stripes]: one group, or (default) all. */
+/* Usage: sections [destroy|first|wrap|bias|twice|stripes]: one group, or (default) all. */
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -522,6 +695,10 @@ int main(int argc, char **argv)
     if (only == NULL || strcmp(only, "bias") == 0) {
         the_bias_holds_until_another_thread_calls();
         destroy_waits_for_the_bias_thread();
+    }
+    if (only == NULL || strcmp(only, "twice") == 0) {
+        an_exclusive_section_ended_twice_in_a_batch_keeps_the_batch();
+        a_shared_section_ended_twice_leaves_its_stripe_neighbour_counted();
     }
     if (only == NULL || strcmp(only, "stripes") == 0) threads_spread_over_the_stripes();
     return harness_finish();

@@ -105,6 +105,7 @@ struct th_node {
     uint64_t run;
     unsigned resolves;
     th_body_t on_start; /* async: called by compute, as the tracked reader */
+    uint32_t options;   /* given to rp_node_create_with by th_create */
 };
 
 enum {
@@ -424,7 +425,7 @@ static inline th_node_t *th_prepare(th_world_t *w, const char *name, rp_kind_t k
 static inline rp_status_t th_create(th_world_t *w, th_node_t *n)
 {
     rp_node_t h = TH_UNWRITTEN;
-    rp_status_t st = rp_node_create(w->g, n->kind, n, &h);
+    rp_status_t st = rp_node_create_with(w->g, n->kind, n->options, n, &h);
     bool written = !harness_same(h, TH_UNWRITTEN);
     if (st == RP_OK || (n->kind == RP_KIND_EFFECT && written)) {
         CHECK(written);
@@ -456,6 +457,16 @@ static inline th_node_t *th_effect(th_world_t *w, const char *name, th_body_t bo
                                    th_node_t *in1)
 {
     th_node_t *n = th_prepare(w, name, RP_KIND_EFFECT, body, arg, in0, in1);
+    CHECK_ST(th_create(w, n), RP_OK);
+    return n;
+}
+
+/* An effect whose reads are weak (RP_NODE_WEAK_READS). */
+static inline th_node_t *th_weak_effect(th_world_t *w, const char *name, th_body_t body, long arg, th_node_t *in0,
+                                        th_node_t *in1)
+{
+    th_node_t *n = th_prepare(w, name, RP_KIND_EFFECT, body, arg, in0, in1);
+    n->options = RP_NODE_WEAK_READS;
     CHECK_ST(th_create(w, n), RP_OK);
     return n;
 }

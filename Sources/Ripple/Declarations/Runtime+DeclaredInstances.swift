@@ -52,6 +52,11 @@ extension Runtime {
         record.node = Unmanaged.passUnretained(node).toOpaque()
         record.isInstalled = true  // before the node can be found; undone below if it is not
         node.declaredInstance = record
+        // Read weakly (by a `values` observer) it is still kept alive: nothing else may hold it, and an observer
+        // that let it go would see it recreated by its next run, forever. Nothing reads it yet: the engine takes
+        // the option.
+        let status = rp_node_add_options(graph, node.handle, UInt32(RP_NODE_WATCHED_BY_WEAK_READS))
+        if _slowPath(status != .RP_OK) { fail(status, "creating", node: node) }
         if let winner = store(node) {
             record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
             return winner

@@ -81,25 +81,19 @@ extension Runtime {
                 guard let node = Runtime.retainedEffect(data, handle: handle) else { return }
                 node.scheduleUpdate()
             },
-            watched: { host, _, _, data in
-                // The node gained its first reader: the readers now keep it alive (dependents hold their sources
-                // strongly), unless that reader is the observer behind a `values` sequence, which must not keep
-                // its node alive (the sequence finishes when the node goes). Must not call into the graph: a
+            watched: { _, _, _, data in
+                // The node gained its first reader that keeps it alive (dependents hold their sources strongly).
+                // The observer behind a `values` sequence, which must not keep its node alive (the sequence
+                // finishes when the node goes), reads weakly: the engine calls this for the other readers only,
+                // whatever their order, and `unwatched` when the last of them goes. An instance of a declaration
+                // is watched by weak reads too (`Runtime.install`): nothing else may hold it, and an observer that
+                // let it go would see it recreated by its next run, forever. Must not call into the graph: a
                 // retain does not.
-                // An instance of a declaration is the exception: nothing else may hold it, and an observer that
-                // let it go would see it recreated by its next run, forever.
-                // The reader is the node evaluating (the engine links a node to the reader in progress), asked for
-                // only while the body of a values observer runs.
-                let runtime = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)
-                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
-                if _slowPath(runtime._withUnsafeGuaranteedRef { $0.state.pointee.valuesObserverRuns != 0 }),
-                   Runtime.isGainedByValuesObserver(node, runtime: runtime) {
-                    return
-                }
                 // A try-retain: a declaration's read (`DeclarationStore.read`) may reach a node whose deinit has
                 // begun (it waits for the graph to leave it); such a node is not retained, and goes.
                 // (A derivation's first compute from now on makes its retention `.retainedDirectCompute` when it has
                 // nothing to prepare: `Derivation.compute(host:changed:)`. Not here: this callback stays as small.)
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 node._withUnsafeGuaranteedRef { node in
                     node.readerRetention =
                         node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
@@ -107,9 +101,9 @@ extension Runtime {
                 }
             },
             unwatched: { _, _, _, data in
-                // The node lost its last reader. The engine delivers this outside any callback and only for a live
-                // node (a disposed node's pending notification is dropped), so releasing here may run a deinit
-                // cascade that disposes nodes.
+                // The node lost its last reader that keeps it alive (weak readers may remain: they do not keep it).
+                // The engine delivers this outside any callback and only for a live node (a disposed node's pending
+                // notification is dropped), so releasing here may run a deinit cascade that disposes nodes.
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 let retained = node._withUnsafeGuaranteedRef { node in
                     defer { node.readerRetention = .none }
@@ -120,18 +114,6 @@ extension Runtime {
             },
             release: nil  // node objects own their nodes, not the other way round: nothing to free
         )
-    }
-
-    /// Whether the reader `node` just gained, in the `watched` callback while a values observer's body runs, is the
-    /// evaluating node and one that does not keep its sources alive (the observer behind a `values` sequence), and
-    /// `node` is not an instance of a declaration. Out of line: the engine call that asks for the evaluating node
-    /// takes the address of a local, which would cost every `watched` a stack canary and a frame.
-    @inline(never)
-    private static func isGainedByValuesObserver(_ node: Unmanaged<RippleNode>, runtime: Unmanaged<Runtime>) -> Bool {
-        guard let reader = runtime._withUnsafeGuaranteedRef({ $0.evaluatingNode }), !reader.retainsItsSources else {
-            return false
-        }
-        return node._withUnsafeGuaranteedRef { $0.declaredInstance == nil }
     }
 
     /// An effect-kind node's first run, inside the rp_node_create call of the `init` that creates it: records its

@@ -264,10 +264,6 @@ struct RuntimeState {
     /// change log costs nothing while nobody listens. Inlinable: the check is in `AtomObject.store`.
     @usableFromInline var changeHookCount = 0
 
-    /// How many bodies of `values` observers (`Effect(observingIn:label:_:)`) are running: while none does, a node
-    /// that gains a reader is retained without asking the engine which node reads it (the `watched` callback).
-    var valuesObserverRuns = 0
-
     /// The async node whose track section the thread holding the graph opened for a read (`RippleNode.beginRead`).
     var trackedRunNode = rp_node_t()
 

@@ -202,23 +202,15 @@ public final class Effect: RippleNode, Subscriber {
     }
 
     /// The observer behind a `values` sequence: a synchronous effect in `runtime` whose reads do not keep what
-    /// they read alive. Its body counts itself in `RuntimeState.valuesObserverRuns` while it runs, so that the
-    /// engine's `watched` callback asks which node reads only then.
+    /// they read alive. The engine node is created with weak reads (`RippleNode.createNode(_:)`), so the engine's
+    /// `watched` and `unwatched` callbacks, which retain and release, follow the node's other readers only.
     convenience init(observingIn runtime: Runtime, label: String, _ body: @escaping () -> Void) {
-        let state = runtime.state  // freed with the runtime, which the effect keeps
         self.init(
-            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0
-        ) {
-            state.pointee.valuesObserverRuns += 1
-            body()
-            state.pointee.valuesObserverRuns -= 1
-        }
+            runtime: runtime, scheduler: nil, isValuesObserver: true, label: label, fileID: "", line: 0, body: body)
     }
 
     /// A `values` observer is Ripple's own node, shown apart from the effects the program created.
     override var kindName: String { isValuesObserver ? "values observer" : "effect" }
-
-    override var retainsItsSources: Bool { !isValuesObserver }
 
     override func register(cleanup: @escaping () -> Void) -> Bool {
         guard isRunning else { return false }  // its cleanups are running, not its body

@@ -261,7 +261,10 @@ public class RippleNode {
     private static func createNode(_ node: UnsafeMutableRawPointer, _ kind: rp_kind_t) {
         let object = Unmanaged<RippleNode>.fromOpaque(node)
         var created = rp_node_t()  // not &handle: an effect's callbacks set `handle` during this call
-        let status = rp_node_create(object._withUnsafeGuaranteedRef { $0.graph }, kind, node, &created)
+        // The observer behind a `values` sequence reads weakly: its reads do not make the engine call `watched`,
+        // so they do not keep what it reads alive, whatever other readers come before or after it.
+        let options = object._withUnsafeGuaranteedRef { $0.has(.valuesObserver) } ? UInt32(RP_NODE_WEAK_READS) : 0
+        let status = rp_node_create_with(object._withUnsafeGuaranteedRef { $0.graph }, kind, options, node, &created)
         // An effect's handle was set inside the call, while the graph was held; writing it again here, after the
         // graph was released, would race with a scheduled update reading it on another thread.
         if kind == .RP_KIND_SOURCE || kind == .RP_KIND_COMPUTED || kind == .RP_KIND_ASYNC {
@@ -536,10 +539,6 @@ public class RippleNode {
     func register(cleanup: @escaping () -> Void) -> Bool {
         false
     }
-
-    /// Whether the nodes this one reads are kept alive by it while it reads them (the engine's `watched`
-    /// callback): true except for the observer behind a `values` sequence, which must not keep its node alive.
-    var retainsItsSources: Bool { true }
 
     /// `Runtime.didMutate(_:)` for Ripple's own nodes: only atoms react.
     func externalMutation() {}

@@ -61,6 +61,7 @@ public final class AsyncDerivationFamily<Key: Hashable & Sendable, Value: Sendab
         }
     }
 
+    /// The body of `key`'s member: the family's body applied to the key.
     static func memberBody(_ body: @escaping @Sendable (Key) async throws -> Value, for key: Key)
         -> @Sendable () async throws -> Value
     {

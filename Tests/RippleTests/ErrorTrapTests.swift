@@ -148,6 +148,7 @@ import Ripple
         #expect(message.contains("doubled"), "\(message)")
         #expect(message.contains("creates it lazily, on first use"), "\(message)")
         #expect(message.contains("an isolated runtime, perhaps an earlier test's"), "\(message)")
+        #expect(message.contains("Fix: declare it instead (`let counter = declare.atom { 0 }`"), "\(message)")
     }
 
     @Test func ownerReadingDerivedOutsideAClassTrapsSayingWhereItWorks() async {

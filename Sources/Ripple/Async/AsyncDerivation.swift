@@ -205,29 +205,37 @@ public final class AsyncDerivation<Value>: RippleNode {
         }
     }
 
-    /// Runs the body again now, with the same inputs, cancelling a run in flight, and returns when the new run
-    /// (or one that superseded it) has finished.
+    /// Runs the body again now, with the same inputs, cancelling a run in flight, and returns the phase it
+    /// produced once the new run (or one that superseded it) has finished.
     ///
     /// The phase goes to ``AsyncPhase/suspending`` (``lastValue`` keeps the last success) and then to the new
-    /// result, as after an input change.
+    /// result, as after an input change. The result is discardable: `await feed.refresh()` only waits.
     ///
     /// ```swift
     /// let feed = derive { () async throws in try await api.feed() }
-    /// await feed.refresh()           // pull to refresh
+    /// let phase = await feed.refresh()     // pull to refresh
+    /// if case .failure(let error) = phase { show(error) }
     /// ```
     ///
-    /// Threading: from any task. Cancelling the awaiting task returns at once; the run goes on.
-    public func refresh() async {
+    /// - Returns: the phase after the run: ``AsyncPhase/success(_:)`` or ``AsyncPhase/failure(_:)``; or
+    ///   ``AsyncPhase/suspending`` when the awaiting task was cancelled before the run finished.
+    ///
+    /// Threading: from any task. Cancelling the awaiting task returns at once; the run goes on. The returned phase
+    /// is read untracked: calling `refresh()` makes nothing depend on the derivation.
+    @discardableResult
+    public func refresh() async -> AsyncPhase<Value> {
         let status = rp_async_restart(graph, handle)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "refreshing", node: self) }
-        while storedPhaseIsSuspending() {
-            do { try await waitUntilSettled() } catch { return }
+        while true {
+            let phase = storedPhaseUntracked()
+            guard phase.isSuspending else { return phase }
+            do { try await waitUntilSettled() } catch { return phase }
         }
     }
 
     /// The phase, read untracked (refresh() is not a dependency of anything).
-    private func storedPhaseIsSuspending() -> Bool {
-        exclusively { storedPhase.isSuspending }
+    private func storedPhaseUntracked() -> AsyncPhase<Value> {
+        exclusively { storedPhase }
     }
 
     /// Suspends until the phase is not suspending, observing the derivation meanwhile (an effect that reads its

@@ -1,17 +1,31 @@
 /// A declaration with one instance per key per runtime, in its table of the runtime's store: ``AtomFamily``,
-/// ``DerivationFamily``. Finding a member, creating and installing it, counting and overriding members are the
-/// same for both; a family says only how to make a member's node.
+/// ``DerivationFamily``, ``AsyncDerivationFamily``. Finding a member, creating and installing it, counting and
+/// overriding members are the same for all; a family says only how to make a member's node, and how its body
+/// applies to a key.
 protocol FamilyDeclaration: AnyObject, Sendable {
     associatedtype Key: Hashable & Sendable
     /// The value type of the instances.
     associatedtype InstanceValue
     /// The node that stands for a key's member in a runtime.
-    associatedtype Member: OverridableInstance where Member.InstanceBody == @Sendable () -> InstanceValue
+    associatedtype Member: OverridableInstance
+    /// The family's body: a function of the key giving the body of that key's member.
+    associatedtype FamilyBody: Sendable
 
-    var declaration: KeyedDeclaration<Key, InstanceValue> { get }
+    var declaration: Declaration<InstanceValue, FamilyBody, (@Sendable (Key) -> Lifecycle<InstanceValue>)?> { get }
 
     /// Creates and installs the member for `key` in `runtime`, which had none: out of line, off the read path.
     func makeMember(for key: Key, in runtime: Runtime) -> Member
+
+    /// The body of `key`'s member: `body` applied to `key`.
+    static func memberBody(_ body: FamilyBody, for key: Key) -> Member.InstanceBody
+}
+
+extension FamilyDeclaration
+where FamilyBody == @Sendable (Key) -> InstanceValue, Member.InstanceBody == @Sendable () -> InstanceValue {
+    /// A synchronous family's member computes (or starts from) `body(key)`.
+    static func memberBody(_ body: FamilyBody, for key: Key) -> Member.InstanceBody {
+        applying(body, to: key)
+    }
 }
 
 // Every helper is inlined into the family's own methods, for the reason given at `PlainDeclaration`'s.
@@ -41,10 +55,10 @@ extension FamilyDeclaration {
 
     /// The body of `key`'s member in `runtime`: the member's override, the family's, or the declared one.
     @inline(__always)
-    func currentBody(for key: Key, in runtime: Runtime) -> @Sendable () -> InstanceValue {
+    func currentBody(for key: Key, in runtime: Runtime) -> Member.InstanceBody {
         let (member, family) = runtime.declarations.override(family: declaration.index, for: key)
-        if let member = member as? @Sendable () -> InstanceValue { return member }
-        return applying((family as? @Sendable (Key) -> InstanceValue) ?? declaration.body, to: key)
+        if let member = member as? Member.InstanceBody { return member }
+        return Self.memberBody((family as? FamilyBody) ?? declaration.body, for: key)
     }
 
     /// The hooks of `key`'s member: the family's, for that key, or none.
@@ -69,7 +83,7 @@ extension FamilyDeclaration {
 
     /// An override of `key`'s member only; an existing member switches at once.
     @inline(__always)
-    func override(_ key: Key, with body: @escaping @Sendable () -> InstanceValue) -> Override {
+    func override(_ key: Key, with body: Member.InstanceBody) -> Override {
         Override { runtime in
             runtime.declarations.setOverride(body, family: self.declaration.index, for: key)
             if let node = runtime.declarations.existing(family: self.declaration.index, for: key) {
@@ -80,21 +94,28 @@ extension FamilyDeclaration {
 
     /// An override of the whole family, replacing its members' own; existing members switch at once.
     @inline(__always)
-    func overrideFamily(with body: @escaping @Sendable (Key) -> InstanceValue) -> Override {
+    func overrideFamily(with body: FamilyBody) -> Override {
         Override { runtime in
             runtime.declarations.setOverride(body, for: self.declaration.index)
             for (key, node) in runtime.declarations.liveMembers(family: self.declaration.index, keyedBy: Key.self) {
-                unsafeDowncast(node, to: Member.self).applyOverride(applying(body, to: key))
+                unsafeDowncast(node, to: Member.self).applyOverride(Self.memberBody(body, for: key))
             }
         }
     }
 }
 
-/// A member's body: the family's `body` applied to the member's `key`. A free function so that the closure holds only
+/// A member's body: the family's `body` applied to the member's `key`. Free functions so that the closure holds only
 /// the two: made in `FamilyDeclaration`'s extension, it would also hold the family's type metadata and witness
 /// table, looked up at each member's creation.
 private func applying<Key: Sendable, Value>(_ body: @escaping @Sendable (Key) -> Value, to key: Key)
     -> @Sendable () -> Value
 {
     { body(key) }
+}
+
+/// The same for an async family's member.
+func applying<Key: Sendable, Value>(_ body: @escaping @Sendable (Key) async throws -> Value, to key: Key)
+    -> @Sendable () async throws -> Value
+{
+    { try await body(key) }
 }

@@ -74,14 +74,18 @@ extension DerivationFamily {
 
 extension DeclaredAsyncDerivation {
     /// Starts a new run of this declaration's instance in the current runtime with the same inputs, and returns
-    /// when it has finished, as ``AsyncDerivation/refresh()``.
+    /// the phase it produced once it has finished, as ``AsyncDerivation/refresh()``.
     ///
     /// ```swift
-    /// await book.refresh()      // fetch again
+    /// let phase = await book.refresh()      // fetch again
+    /// print(phase?.value?.title ?? "no book")
     /// ```
     ///
+    /// - Returns: the phase after the new run, or nil when the runtime has no instance (nothing was refreshed).
+    ///
     /// Threading: from any task. Does nothing if the runtime has no instance.
-    public func refresh() async {
+    @discardableResult
+    public func refresh() async -> AsyncPhase<Value>? {
         await existingNode?.refresh()
     }
 }

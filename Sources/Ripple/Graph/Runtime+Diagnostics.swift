@@ -93,10 +93,12 @@ extension Runtime {
             it lazily, on first use, in the runtime that was current then (here \(debugName)\
             \(self === Runtime.shared ? ", the shared runtime" : ", an isolated runtime, perhaps an earlier test's")\
             ), and it stays there, so a later withIsolatedRuntime scope (another test) reads a node of a runtime \
-            that is not its own. Fix: create the node where it is used (in the test, or in a function or type that \
-            builds the state for the runtime it is called in); or, for two runtimes on purpose, create both nodes \
-            in the same runtime (inside the same withIsolatedRuntime(using:) scope), or read the node outside the \
-            other runtime's derivations and effects.
+            that is not its own. Fix: declare it instead (`let counter = declare.atom { 0 }`, or \
+            `declare.derived { ... }`): a declaration has one instance per runtime, made on first use in each; or \
+            create the node where it is used (in the test, or in a function or type that builds the state for the \
+            runtime it is called in); or, for two runtimes on purpose, create both nodes in the same runtime \
+            (inside the same withIsolatedRuntime(using:) scope), or read the node outside the other runtime's \
+            derivations and effects.
             """
         )
     }

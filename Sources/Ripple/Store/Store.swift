@@ -56,8 +56,11 @@
 /// sends do nothing.
 @dynamicMemberLookup
 public final class Store<State: Sendable, Action: Sendable> {
-    /// The state, as Ripple state: reductions write it, reads through the store read it.
-    let stateAtom: AtomObject<State>
+    /// The state, as Ripple state: the store's own atom, which reductions write, or a scoped store's slice of its
+    /// parent's state; reads through the store read it.
+    let stateSource: StoreStateSource<State>
+    /// Where a scoped store sends its actions (embedded into the parent's) and awaits its work: the parent.
+    let parentLink: StoreParentLink<Action>?
     private let reducer: @Sendable (inout State, Action) -> Work<Action>
     /// What the test store intercepts, set once by the initializer.
     private let hooks: StoreHooks<Action>?
@@ -96,10 +99,21 @@ public final class Store<State: Sendable, Action: Sendable> {
         initialState: State, reducer: R, hooks: StoreHooks<Action>?, label: String?, fileID: String, line: Int
     ) where R.State == State, R.Action == Action {
         name = label ?? "store (\(fileID):\(line))"
-        stateAtom = AtomObject(
-            initial: initialState, equals: Self.stateEquality(), label: name, fileID: fileID, line: line)
+        stateSource = .own(
+            AtomObject(initial: initialState, equals: Self.stateEquality(), label: name, fileID: fileID, line: line))
         self.reducer = { state, action in reducer.reduce(into: &state, action: action) }
         self.hooks = hooks
+        parentLink = nil
+    }
+
+    /// A scoped store: its state is `slice`, a derivation of the parent's, and its actions go to `parentLink`.
+    init(slice: Derivation<State>, parentLink: StoreParentLink<Action>, name: String) {
+        self.name = name
+        stateSource = .slice(slice)
+        self.parentLink = parentLink
+        // Never called: a scoped store's `send` hands every action to its parent.
+        reducer = { _, _ in .none }
+        hooks = nil
     }
 
     /// Creates a store holding `initialState`, changed by `reducer`.
@@ -160,9 +174,13 @@ public final class Store<State: Sendable, Action: Sendable> {
         lock.deallocate()
     }
 
+    /// The name of the store in labels of its nodes (a scoped store's names start with it). Not `name`: an
+    /// internal property would hide a state property of that name from `store.name` in this module's tests.
+    var nodeLabelPrefix: String { name }
+
     /// `==` when `State` is `Equatable`, so that a reduction leaving the state equal is no write; otherwise every
     /// reduction is a change.
-    private static func stateEquality() -> ((State, State) -> Bool)? {
+    static func stateEquality() -> ((State, State) -> Bool)? {
         guard let equatable = State.self as? any Equatable.Type else { return nil }
         return equatable.equality(as: State.self)
     }
@@ -180,7 +198,10 @@ public final class Store<State: Sendable, Action: Sendable> {
     ///
     /// Threading: from any thread; a reduction in progress on another thread is seen entirely or not at all.
     public var state: State {
-        stateAtom.value
+        switch stateSource {
+        case .own(let atom): atom.value
+        case .slice(let slice): slice.value
+        }
     }
 
     /// A property of the state, read through a derivation with equality cut-off: its readers re-run only when a
@@ -204,7 +225,7 @@ public final class Store<State: Sendable, Action: Sendable> {
     ///
     /// Threading: from any thread.
     public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
-        stateAtom.value[keyPath: keyPath]
+        state[keyPath: keyPath]
     }
 
     /// The derivation that reads `keyPath` of the state, made on its first use.
@@ -212,12 +233,9 @@ public final class Store<State: Sendable, Action: Sendable> {
         if let found = lock.withLock({ lookUpField(keyPath) }) {
             return unsafeDowncast(found, to: Derivation<Value>.self)
         }
-        let atom = stateAtom
-        // Key paths are immutable once formed: sharing one between threads is safe.
-        nonisolated(unsafe) let path = keyPath
         let made = Derivation(
-            body: { atom.value[keyPath: path] }, recompute: Derivation.storingUnlessEqual,
-            label: "\(name) \(keyPath)", fileID: "Ripple/Store.swift", line: #line, runtime: atom.runtime)
+            body: stateSource.reading(keyPath), recompute: Derivation.storingUnlessEqual,
+            label: "\(name) \(keyPath)", fileID: "Ripple/Store.swift", line: #line, runtime: stateSource.runtime)
         // Another thread may have made one meanwhile: the first one stored is the one every reader shares.
         return lock.withLock {
             if let found = lookUpField(keyPath) { return unsafeDowncast(found, to: Derivation<Value>.self) }
@@ -255,6 +273,7 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// meanwhile) is reduced before `send` returns, and the effects its changes trigger have run; otherwise the
     /// reducing thread reduces it and `send` returns at once.
     public func send(_ action: Action) {
+        if let parentLink { return parentLink.send(action) }
         let drains = lock.withLock {
             if draining {
                 queue.append(action)
@@ -296,7 +315,8 @@ public final class Store<State: Sendable, Action: Sendable> {
 
     /// Reduces one action in one batch, then starts its work.
     private func reduce(_ action: Action) {
-        let work = stateAtom.update { reducer(&$0, action) }
+        guard case .own(let atom) = stateSource else { preconditionFailure("Ripple: a scoped store reduces nothing") }
+        let work = atom.update { reducer(&$0, action) }
         start(work, origin: action)
     }
 
@@ -371,6 +391,15 @@ public final class Store<State: Sendable, Action: Sendable> {
     package var runningWorkOrigins: [Action] {
         lock.withLock { runs.sorted { $0.key < $1.key }.map(\.value.origin) }
     }
+
+    /// What ``finish()`` waits for: the tasks of the runs in flight, and whether the store is not yet idle beyond
+    /// them (a thread is reducing, or a run has no task yet: either can start or own work that no task shows yet).
+    func outstandingWorkForFinish() -> (tasks: [Task<Void, Never>], settling: Bool) {
+        lock.withLock {
+            let tasks = runs.values.compactMap(\.task)
+            return (tasks, draining || tasks.count != runs.count)
+        }
+    }
 }
 
 /// What a test store intercepts: the actions work sends (instead of reducing them) and each start or end of a run.
@@ -395,8 +424,8 @@ extension Equatable {
 }
 
 // Every mutable stored property (`queue`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`, `runs`,
-// `runsByID`, `lastRun`) is
-// read and written only inside `lock.withLock`. The state lives in an atom, which is safe to share when `State` is
-// Sendable; the reducer and the hooks are `Sendable` closures set once by the initializer; the reducer runs on one
+// `runsByID`, `lastRun`) is read and written only inside `lock.withLock`. The state lives in an atom, or (a scoped
+// store) in a derivation of the parent's state, both safe to share when `State` is Sendable; the reducer, the hooks
+// and a scoped store's parent link are `Sendable` values set once by the initializer; the reducer runs on one
 // thread at a time (the one `draining` admits). So sharing the store between threads is safe.
 extension Store: @unchecked Sendable {}

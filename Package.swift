@@ -8,17 +8,35 @@
 // holds plain C programs that scripts/test builds with sanitizers; it is not a
 // SwiftPM target. Warnings-as-errors and sanitizer flags live in scripts/, not
 // in unsafeFlags, so that other packages can depend on Ripple.
+//
+// Atomics (Sources/CRipple/sync.h): on Linux the engine uses Concurrency Kit's
+// ck_pr (Debian's libck-dev), found through pkg-config by the CCk system
+// library; elsewhere, where no system ships Concurrency Kit (Apple platforms),
+// it uses C11's <stdatomic.h> with the same orderings. RIPPLE_SYNC_C11=1 in the
+// environment of `swift build` selects the C11 layer on Linux too and drops
+// CCk, so nothing links ck (scripts/test builds and tests both layers);
+// `-Xcc -DRIPPLE_SYNC_C11` alone compiles the C11 layer but cannot change what
+// this manifest links.
+//
+// Products are what an app links: Ripple and RippleTesting. The demo and the
+// benchmark are executable targets, which SwiftPM makes runnable in this
+// package only (`swift run ripple-demo`, scripts/bench) and never shows to a
+// package that depends on Ripple.
 import PackageDescription
+
+let syncC11 = Context.environment["RIPPLE_SYNC_C11"].map { !$0.isEmpty && $0 != "0" } ?? false
 
 let package = Package(
     name: "Ripple",
+    // Observation (ObservationRegistrar, withObservationTracking) is part of
+    // the core module: it sets the floor (macOS 14, iOS 17, tvOS 17,
+    // watchOS 10, visionOS 1), which also covers Duration and Clock (13 / 16).
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
         .library(name: "RippleTesting", targets: ["RippleTesting"]),
         .library(name: "RipplePersistence", targets: ["RipplePersistence"]),
         .library(name: "RippleSQLite", targets: ["RippleSQLite"]),
-        .executable(name: "ripple-demo", targets: ["RippleDemo"]),
-        .executable(name: "ripple-bench", targets: ["RippleBench"]),
     ],
     dependencies: [
         // SQLite for RippleSQLite only: SwiftPM builds GRDB for the targets that import it, so an app that uses
@@ -26,12 +44,20 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
+        // Concurrency Kit's headers and library, as pkg-config reports them.
+        .systemLibrary(
+            name: "CCk",
+            path: "Sources/CCk",
+            pkgConfig: "ck",
+            providers: [.apt(["libck-dev"]), .brew(["concurrencykit"])]
+        ),
         .target(
             name: "CRipple",
+            dependencies: syncC11 ? [] : [.target(name: "CCk", condition: .when(platforms: [.linux]))],
             path: ".",
             sources: ["Sources/CRipple"],
             publicHeadersPath: "include",
-            linkerSettings: [.linkedLibrary("ck")]
+            cSettings: syncC11 ? [.define("RIPPLE_SYNC_C11")] : []
         ),
         // The Swift module's C helpers: the per-thread evaluation record (a C11
         // _Thread_local), the once-published slot of a @Derived class property,
@@ -76,11 +102,11 @@ let package = Package(
             path: "Sources/RipplePersistenceProbe"
         ),
         .executableTarget(
-            name: "RippleDemo",
+            name: "ripple-demo",
             dependencies: ["Ripple"],
             path: "Sources/RippleDemo"
         ),
-        // The benchmark (scripts/bench, the ripple-bench product): the shapes
+        // The benchmark (scripts/bench, the ripple-bench executable): the shapes
         // against the C API and the floor (RippleBenchC), and through the Swift
         // API and Observation (RippleBenchShapes, which the tests reuse). The
         // two libraries are internal: not products.
@@ -88,7 +114,7 @@ let package = Package(
             name: "RippleBenchC",
             dependencies: ["CRipple"],
             path: "Sources/RippleBenchC",
-            linkerSettings: [.linkedLibrary("m")]
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
         .target(
             name: "RippleBenchShapes",
@@ -96,7 +122,7 @@ let package = Package(
             path: "Sources/RippleBenchShapes"
         ),
         .executableTarget(
-            name: "RippleBench",
+            name: "ripple-bench",
             dependencies: ["RippleBenchShapes", "RippleBenchC", "RipplePersistence", "RippleSQLite"],
             path: "Sources/RippleBench"
         ),

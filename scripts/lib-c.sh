@@ -1,6 +1,7 @@
 # lib-c.sh: what the C scripts share (sourced, not run): the repository root,
 # the warning flags every C build uses, the sanitizer flags of test builds,
-# where Concurrency Kit is, and which clang has libFuzzer.
+# where Concurrency Kit is (or RIPPLE_SYNC_C11=1: the C11 layer, without it),
+# and which clang has libFuzzer.
 #
 # Every build here is -std=c11 -Wall -Wextra -Werror. Test programs link the
 # engine's sources directly (so internal symbols stay private to the shipped
@@ -18,10 +19,20 @@ RP_ENGINE_SOURCES=("$RP_ROOT"/Sources/CRipple/*.c)
 
 rp_die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
-command -v pkg-config >/dev/null || rp_die "pkg-config not found"
-pkg-config --exists ck || rp_die "Concurrency Kit not found (pkg-config ck): install libck-dev"
-RP_CK_CFLAGS=$(pkg-config --cflags ck)
-RP_CK_LIBS=$(pkg-config --libs ck)
+# RIPPLE_SYNC_C11=1 builds the engine on sync.h's C11 layer, as Apple's
+# platforms do: no Concurrency Kit in the flags, none linked. RP_SYNC_NAME says
+# which layer, for output folders and messages.
+if [ -n "${RIPPLE_SYNC_C11:-}" ] && [ "${RIPPLE_SYNC_C11}" != 0 ]; then
+    RP_SYNC_NAME=c11
+    RP_CK_CFLAGS="-DRIPPLE_SYNC_C11"
+    RP_CK_LIBS=""
+else
+    RP_SYNC_NAME=ck
+    command -v pkg-config >/dev/null || rp_die "pkg-config not found"
+    pkg-config --exists ck || rp_die "Concurrency Kit not found (pkg-config ck): install libck-dev"
+    RP_CK_CFLAGS=$(pkg-config --cflags ck)
+    RP_CK_LIBS=$(pkg-config --libs ck)
+fi
 
 # Sanitizer reports: fail at the first error, symbolized, leaks included.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:strict_string_checks=1}

@@ -196,7 +196,7 @@ typedef struct rp_unwatch {
 
 typedef struct rp_reader_stripe {
     uint32_t readers;
-    char padding[CK_MD_CACHELINE - sizeof(uint32_t)];
+    char padding[RP_SYNC_CACHELINE - sizeof(uint32_t)];
 } rp_reader_stripe_t;
 
 /* Tickets count in twos, so that `turn` keeps its low bit for this flag: a

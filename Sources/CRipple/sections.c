@@ -60,7 +60,12 @@
  *     that happens once per graph.
  *   - Destruction treats the announcement as the bias thread's first access
  *     (bias_thread_inside).
- *   - Without membarrier a graph is never biased.
+ *   - Without membarrier a graph is never biased: on other kernels, under a
+ *     seccomp filter that refuses it, on Apple platforms (their candidate,
+ *     .NET's FlushProcessWriteBuffers there, reads every thread's registers
+ *     through Mach and rests on XNU's behaviour, not a documented guarantee),
+ *     and when RIPPLE_NO_BIAS is set in the environment (scripts/test runs
+ *     the suites so, scripts/bench measures what it costs).
  *
  * Destruction: a thread is visible from its first access to its last. Its
  * first is a stripe increment or a ticket, its last a stripe decrement, the
@@ -78,6 +83,7 @@
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #if defined(__linux__) && !defined(RP_SYNC_TSAN)
 #include <linux/membarrier.h>
@@ -127,6 +133,13 @@ static bool heavy_barrier_init(void) {
 static void heavy_barrier(void) {}
 #endif
 
+/* RIPPLE_NO_BIAS set to anything but "" or "0": no graph is biased, as where
+ * there is no heavy barrier. Read at each graph's creation: nothing kept. */
+static bool bias_disabled(void) {
+    const char *value = getenv("RIPPLE_NO_BIAS");
+    return value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
+}
+
 rp_status_t rp_sections_init(rp_sections_t *sections) {
     if (pthread_mutex_init(&sections->sleep, NULL) != 0) return RP_ENOMEM;
     if (pthread_cond_init(&sections->released, NULL) != 0) {
@@ -134,7 +147,7 @@ rp_status_t rp_sections_init(rp_sections_t *sections) {
         return RP_ENOMEM;
     }
     /* Biased to its creator, which is usually the thread that uses it. */
-    bool biased = heavy_barrier_init();
+    bool biased = !bias_disabled() && heavy_barrier_init();
     sections->bias = biased ? rp_thread_self() : NULL;
     sections->biased = biased ? RP_BIAS_ON : RP_BIAS_OFF;
     return RP_OK;

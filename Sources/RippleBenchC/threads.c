@@ -24,8 +24,13 @@
 
 /* ------------------------------------------------------------------ crew */
 
+/* The crew's barrier, on a mutex and a condition variable: POSIX's
+ * pthread_barrier_t is an option Apple's systems do not have. */
 struct rb_crew {
-    pthread_barrier_t barrier;
+    pthread_mutex_t lock;
+    pthread_cond_t all_waiting;
+    int waiting;        /* threads at the barrier in this round (under lock) */
+    unsigned round;     /* rounds the barrier has opened (under lock) */
     int threads;
     _Alignas(64) atomic_uint arrived; /* threads past the barrier, over all samples */
     _Alignas(64) _Atomic int64_t published; /* the writer's finished writes */
@@ -33,7 +38,12 @@ struct rb_crew {
 
 rb_crew_t *rb_crew_create(int threads) {
     rb_crew_t *crew = aligned_alloc(64, sizeof(rb_crew_t));
-    if (crew == NULL || threads < 1 || pthread_barrier_init(&crew->barrier, NULL, (unsigned)threads) != 0) abort();
+    if (crew == NULL || threads < 1 || pthread_mutex_init(&crew->lock, NULL) != 0 ||
+        pthread_cond_init(&crew->all_waiting, NULL) != 0) {
+        abort();
+    }
+    crew->waiting = 0;
+    crew->round = 0;
     crew->threads = threads;
     atomic_init(&crew->arrived, 0);
     atomic_init(&crew->published, 0);
@@ -41,12 +51,28 @@ rb_crew_t *rb_crew_create(int threads) {
 }
 
 void rb_crew_destroy(rb_crew_t *crew) {
-    pthread_barrier_destroy(&crew->barrier);
+    pthread_cond_destroy(&crew->all_waiting);
+    pthread_mutex_destroy(&crew->lock);
     free(crew);
 }
 
+/* Waits until all the crew's threads are here; the last to arrive opens the
+ * round and wakes the others. */
+static void crew_barrier(rb_crew_t *crew) {
+    pthread_mutex_lock(&crew->lock);
+    unsigned round = crew->round;
+    if (++crew->waiting == crew->threads) {
+        crew->waiting = 0;
+        crew->round++;
+        pthread_cond_broadcast(&crew->all_waiting);
+    } else {
+        while (crew->round == round) pthread_cond_wait(&crew->all_waiting, &crew->lock);
+    }
+    pthread_mutex_unlock(&crew->lock);
+}
+
 uint64_t rb_crew_start(rb_crew_t *crew) {
-    pthread_barrier_wait(&crew->barrier);
+    crew_barrier(crew);
     /* The barrier wakes the threads one by one: wait until the last one of
      * this sample is awake too, yielding in case threads outnumber processors. */
     unsigned threads = (unsigned)crew->threads;

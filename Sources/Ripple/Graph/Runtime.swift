@@ -190,6 +190,7 @@ public final class Runtime {
         )
         self.settleBound = settleBound
         self.tracksObservableReads = tracksObservableReads
+        _ = ObjectLayoutCheck.usesInlineReferenceCounts
         let declarations = DeclarationStore()
         self.declarations = declarations
         declarationSlots = OpaquePointer(declarations.slots)
@@ -283,5 +284,11 @@ extension Runtime: @unchecked Sendable {}
 /// The Concurrency runtime's task-local look-up (`TaskLocal.get()` calls it): the address of the value bound to
 /// `key` in the current task (or, outside tasks, on the current thread), nil when none is bound. The address stays
 /// valid while the binding does, which covers the caller's scope.
+///
+/// The ABI guarantee it rests on: `swift_task_localValueGet` is an entry point of the Concurrency runtime
+/// (`SWIFT_EXPORT_FROM(swift_Concurrency) SWIFT_CC(swift)` in swift/Runtime/Concurrency.h) since its first ABI
+/// (Swift 5.5), listed in the runtime's compatibility-override table (CompatibilityOverrideConcurrency.def), which
+/// exists because shipped binaries call these entry points, and imported directly by binaries Apple ships; the
+/// stable ABI on Apple platforms keeps its name and its Swift-convention signature, which this declaration repeats.
 @_silgen_name("swift_task_localValueGet")
 private func taskLocalValue(forKey key: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?

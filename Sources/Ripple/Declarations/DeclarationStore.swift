@@ -15,7 +15,7 @@ internal import CRippleThreadState
 /// that caused them ends, or at once when that thread is in no batch and evaluates nothing.
 final class DeclarationStore {
     /// Guards every stored property below; never held while calling into the graph or into user code.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
     /// read without it by `readDeclaredInEvaluation(_:)` and `beginDeclaredRead(_:)` (ripple_slot_table.h).
     let slots: UnsafeMutablePointer<ripple_slot_table>

@@ -66,7 +66,7 @@ public final class Store<State: Sendable, Action: Sendable> {
 
     // Guards everything below; held only for a few stores, never while touching the graph or running user code.
     // The properties it guards skip the dynamic exclusivity checks: the lock already makes each access exclusive.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on.
     @exclusivity(unchecked) private var queue: [Action] = []
     @exclusivity(unchecked) private var queueHead = 0

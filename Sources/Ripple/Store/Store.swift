@@ -67,8 +67,9 @@ public final class Store<State: Sendable, Action: Sendable> {
     // Guards everything below; held only for a few stores, never while touching the graph or running user code.
     // The properties it guards skip the dynamic exclusivity checks: the lock already makes each access exclusive.
     private let lock = ParkingLock()
-    /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on.
-    @exclusivity(unchecked) private var queue: [Action] = []
+    /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on, each with the run
+    /// that sent it (nil for `send(_:)`'s callers).
+    @exclusivity(unchecked) private var queue: [(action: Action, run: RunCancellation?)] = []
     @exclusivity(unchecked) private var queueHead = 0
     /// `queue.count - queueHead`, kept apart so that the usual case (nothing queued) touches no generic array.
     @exclusivity(unchecked) private var queued = 0
@@ -84,10 +85,13 @@ public final class Store<State: Sendable, Action: Sendable> {
     @exclusivity(unchecked) private var runsByID: [WorkID: Set<UInt64>] = [:]
     @exclusivity(unchecked) private var lastRun: UInt64 = 0
 
-    /// A run in flight: its task once created, whether it was cancelled, its ids and the action that started it.
+    /// A run in flight: its task once created, whether it was cancelled (under the store's lock, for the task made
+    /// after), its ids and the action that started it.
     private struct RunningWork {
         var task: Task<Void, Never>?
         var isCancelled = false
+        /// What the run's sends consult, apart from the store's lock (see ``RunCancellation``).
+        var cancellation: RunCancellation
         var ids: [WorkID]
         var origin: Action
     }
@@ -255,9 +259,16 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// meanwhile) is reduced before `send` returns, and the effects its changes trigger have run; otherwise the
     /// reducing thread reduces it and `send` returns at once.
     public func send(_ action: Action) {
+        send(action, from: nil)
+    }
+
+    /// `send(_:)` of an action that `run` sent, or a caller's (`run` nil). The reducing thread drops the actions
+    /// of a run cancelled before their turn: it is the only thread that cancels runs while it reduces (a
+    /// reduction's work does), so a run it finds not cancelled stays so until its action is reduced.
+    private func send(_ action: Action, from run: RunCancellation?) {
         let drains = lock.withLock {
             if draining {
-                queue.append(action)
+                queue.append((action, run))
                 queued += 1
                 return false
             }
@@ -265,32 +276,28 @@ public final class Store<State: Sendable, Action: Sendable> {
             return true
         }
         guard drains else { return }
-        reduce(action)
-        while hasQueued() {
-            reduce(takeQueued())
+        if run?.isCancelled != true { reduce(action) }
+        while let next = nextQueued() {
+            if next.run?.isCancelled != true { reduce(next.action) }
         }
     }
 
-    /// Whether actions were queued meanwhile; if not, the store is idle again.
-    private func hasQueued() -> Bool {
+    /// The oldest queued action with its run, removed; nil when none was queued meanwhile, and then the store is
+    /// idle again. Only the draining thread takes them.
+    private func nextQueued() -> (action: Action, run: RunCancellation?)? {
         lock.withLock {
-            if queued > 0 { return true }
-            draining = false
-            return false
-        }
-    }
-
-    /// The oldest queued action, removed; there is one (`hasQueued()`), and only the draining thread takes them.
-    private func takeQueued() -> Action {
-        lock.withLock {
-            let action = queue[queueHead]
+            if queued == 0 {
+                draining = false
+                return nil
+            }
+            let next = queue[queueHead]
             queueHead += 1
             queued -= 1
             if queued == 0 {
                 queue.removeAll(keepingCapacity: true)
                 queueHead = 0
             }
-            return action
+            return next
         }
     }
 
@@ -300,9 +307,12 @@ public final class Store<State: Sendable, Action: Sendable> {
         start(work, origin: action)
     }
 
-    /// An action sent by work: reduced, or handed to the test store.
-    private func deliverFromWork(_ action: Action) {
-        if let hooks { hooks.receive(action) } else { send(action) }
+    /// An action sent by work (by `run`, or by a reduction's `.send` when nil): reduced, or handed to the test
+    /// store; nothing once `run` is cancelled.
+    private func deliverFromWork(_ action: Action, from run: RunCancellation? = nil) {
+        guard let hooks else { return send(action, from: run) }
+        guard let run else { return hooks.receive(action) }
+        run.deliverUnlessCancelled { hooks.receive(action) }
     }
 
     // MARK: Work
@@ -323,14 +333,15 @@ public final class Store<State: Sendable, Action: Sendable> {
     }
 
     private func launch(_ run: Work<Action>.Run, origin: Action) {
+        let cancellation = RunCancellation()
         let number = lock.withLock {
             lastRun &+= 1
-            runs[lastRun] = RunningWork(ids: run.ids, origin: origin)
+            runs[lastRun] = RunningWork(cancellation: cancellation, ids: run.ids, origin: origin)
             for id in run.ids { runsByID[id, default: []].insert(lastRun) }
             return lastRun
         }
         hooks?.runsChanged()
-        let send = Send<Action> { [weak self] action in self?.deliverFromWork(action) }
+        let send = Send<Action> { [weak self] action in self?.deliverFromWork(action, from: cancellation) }
         let operation = run.operation
         let task = Task(priority: run.priority) { [weak self] in
             await operation(send)
@@ -356,15 +367,20 @@ public final class Store<State: Sendable, Action: Sendable> {
         hooks?.runsChanged()
     }
 
+    /// Cancels the runs tagged with `id`: their sends do nothing from now on, then their tasks are cancelled.
+    /// Called by the reducing thread (a reduction's work), which drops their queued actions.
     private func cancelRuns(_ id: WorkID) {
-        let tasks = lock.withLock {
+        let cancelled = lock.withLock {
             let numbers = runsByID.removeValue(forKey: id) ?? []
-            return numbers.compactMap { number -> Task<Void, Never>? in
+            return numbers.compactMap { number -> (RunCancellation, Task<Void, Never>?)? in
                 runs[number]?.isCancelled = true
-                return runs[number]?.task
+                return runs[number].map { ($0.cancellation, $0.task) }
             }
         }
-        for task in tasks { task.cancel() }
+        for (cancellation, task) in cancelled {
+            cancellation.cancel()
+            task?.cancel()
+        }
     }
 
     /// The actions whose work is still running, one per run, oldest first: what the test store reports.

@@ -31,6 +31,7 @@ final class AsyncRun {
         self.node = node
         self.id = id
         ripple_counter_add(runtime.asyncRunsInFlight, 1)
+        ripple_async_runs_in_flight_add(1)
     }
 
     deinit {
@@ -53,6 +54,7 @@ final class AsyncRun {
                 self.task = nil
             }
             ripple_counter_add(runtime.asyncRunsInFlight, -1)
+            ripple_async_runs_in_flight_add(-1)
         }
         let cancelNow = lock.withLock {
             if !taskFinished { self.task = task }

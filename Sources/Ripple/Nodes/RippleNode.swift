@@ -371,9 +371,10 @@ public class RippleNode {
         if let innermost = EvaluationThreadState.innermost {
             runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
         }
-        if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
+        if _slowPath(ripple_async_runs_in_flight_load() != 0), let run = AsyncRun.current {
             // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
-            // up (a task-local) while the runtime has runs in flight.
+            // up (a task-local) while some runtime has runs in flight. Any runtime's, not only this node's: the run
+            // may be another runtime's, whose body must not read this node (`beginRead(for:)` traps).
             return beginRead(for: run)
         }
         // Before the read: it must not see a value from before the main actor's writes of observed properties.

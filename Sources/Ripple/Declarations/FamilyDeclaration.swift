@@ -12,6 +12,9 @@ protocol FamilyDeclaration: AnyObject, Sendable {
 
     /// Creates and installs the member for `key` in `runtime`, which had none: out of line, off the read path.
     func makeMember(for key: Key, in runtime: Runtime) -> Member
+
+    /// How many written members the family keeps at most (``FamilyEviction``); nil: all of them, or none written.
+    var writtenLimit: Int? { get }
 }
 
 // Every helper is inlined into the family's own methods, for the reason given at `PlainDeclaration`'s.
@@ -61,7 +64,7 @@ extension FamilyDeclaration {
         _ key: Key, in runtime: Runtime, hooks: Lifecycle<InstanceValue>, body: AnyObject? = nil,
         _ make: () -> RippleNode
     ) -> Member {
-        let table = runtime.declarations.table(of: declaration.index, keyedBy: Key.self)
+        let table = runtime.declarations.table(of: declaration.index, keyedBy: Key.self, writtenLimit: writtenLimit)
         let node = runtime.createInstance(
             in: table, for: key, keepAlive: declaration.keepAlive, lifecycle: ErasedLifecycle(hooks), body: body, make)
         return unsafeDowncast(node, to: Member.self)

@@ -553,6 +553,28 @@ public class RippleNode {
     /// opted out. Called while the graph is held.
     var isSkippedBySnapshots: Bool { false }
 
+    /// Asks the runtime's declarations to keep this declared instance, written for the first time (or since its
+    /// reset): a write must not be lost when nobody holds the node. Lets go of the members the family's eviction
+    /// policy gives up for it. Called while the graph is held.
+    final func keepWrittenDeclaration() {
+        let evicted = declaredInstance?.keepWritten(self)
+        _ = evicted  // released here: their records take them out of the store and queue their release hooks
+    }
+
+    /// Makes a declared atom instance unwritten again (`AtomObject`); nil for other nodes.
+    func forgetDeclaredWrite() -> RippleNode? {
+        nil
+    }
+
+    /// Marks a declared atom instance as not written yet (`AtomObject`); nothing for other nodes.
+    func markUnwrittenDeclaration() {}
+
+    /// Marks a declared atom instance as not written since, while the graph is held, if it can (`AtomObject`);
+    /// false for other nodes.
+    func markUnwritten() -> Bool {
+        false
+    }
+
     /// Writes back a value captured by ``captureValue()`` of this same node, as a write. Called while the graph
     /// is held, inside the restore's batch.
     func restoreValue(_ captured: CapturedValue) {

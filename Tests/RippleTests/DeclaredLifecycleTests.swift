@@ -38,7 +38,8 @@ private let slot = declare.atomFamily(lifecycle: { (key: Int) in
             release(&node)  // written: kept although nobody holds it
             #expect(events.values == ["initialized", "updated 0 → 1", "updated 1 → 2"])
             watched.reset()  // unwritten again, and nobody holds it
-            #expect(events.values == ["initialized", "updated 0 → 1", "updated 1 → 2", "updated 2 → 0", "released"])
+            #expect(
+                events.values == ["initialized", "updated 0 → 1", "updated 1 → 2", "updated 2 → 0", "released"])
         }
     }
 

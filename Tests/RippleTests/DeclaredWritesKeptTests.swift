@@ -137,7 +137,8 @@ private let recent = declare.atomFamily(
             #expect(draft(1).value == "")
             draft.reset(2)
             #expect(draft.instanceCount == 0)
-            #expect(writes.values == ["draft(3) released", "draft(1) released", "draft(1) released", "draft(2) released"])
+            #expect(
+                writes.values == ["draft(3) released", "draft(1) released", "draft(1) released", "draft(2) released"])
         }
     }
 

@@ -67,9 +67,11 @@ public final class Store<State: Sendable, Action: Sendable> {
     // Guards everything below; held only for a few stores, never while touching the graph or running user code.
     // The properties it guards skip the dynamic exclusivity checks: the lock already makes each access exclusive.
     private let lock = ParkingLock()
-    /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on, each with the run
-    /// that sent it (nil for `send(_:)`'s callers).
-    @exclusivity(unchecked) private var queue: [(action: Action, run: RunCancellation?)] = []
+    /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on.
+    @exclusivity(unchecked) private var queue: [Action] = []
+    /// The run that sent each action of `queue` (nil for `send(_:)`'s callers), at the same index. An array of its
+    /// own: an array of pairs would make generic code build the pair's type at run time on every send.
+    @exclusivity(unchecked) private var queueRuns: [RunCancellation?] = []
     @exclusivity(unchecked) private var queueHead = 0
     /// `queue.count - queueHead`, kept apart so that the usual case (nothing queued) touches no generic array.
     @exclusivity(unchecked) private var queued = 0
@@ -265,10 +267,12 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// `send(_:)` of an action that `run` sent, or a caller's (`run` nil). The reducing thread drops the actions
     /// of a run cancelled before their turn: it is the only thread that cancels runs while it reduces (a
     /// reduction's work does), so a run it finds not cancelled stays so until its action is reduced.
+    @inline(__always)
     private func send(_ action: Action, from run: RunCancellation?) {
         let drains = lock.withLock {
             if draining {
-                queue.append((action, run))
+                queue.append(action)
+                queueRuns.append(run)
                 queued += 1
                 return false
             }
@@ -277,27 +281,36 @@ public final class Store<State: Sendable, Action: Sendable> {
         }
         guard drains else { return }
         if run?.isCancelled != true { reduce(action) }
-        while let next = nextQueued() {
-            if next.run?.isCancelled != true { reduce(next.action) }
+        while hasQueued() {
+            var run: RunCancellation?
+            let action = takeQueued(run: &run)
+            if run?.isCancelled != true { reduce(action) }
         }
     }
 
-    /// The oldest queued action with its run, removed; nil when none was queued meanwhile, and then the store is
-    /// idle again. Only the draining thread takes them.
-    private func nextQueued() -> (action: Action, run: RunCancellation?)? {
+    /// Whether actions were queued meanwhile; if not, the store is idle again.
+    private func hasQueued() -> Bool {
         lock.withLock {
-            if queued == 0 {
-                draining = false
-                return nil
-            }
-            let next = queue[queueHead]
+            if queued > 0 { return true }
+            draining = false
+            return false
+        }
+    }
+
+    /// The oldest queued action, removed, and the run that sent it in `run`; there is one (`hasQueued()`), and only
+    /// the draining thread takes them.
+    private func takeQueued(run: inout RunCancellation?) -> Action {
+        lock.withLock {
+            let action = queue[queueHead]
+            run = queueRuns[queueHead]
             queueHead += 1
             queued -= 1
             if queued == 0 {
                 queue.removeAll(keepingCapacity: true)
+                queueRuns.removeAll(keepingCapacity: true)
                 queueHead = 0
             }
-            return next
+            return action
         }
     }
 
@@ -410,9 +423,9 @@ extension Equatable {
     }
 }
 
-// Every mutable stored property (`queue`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`, `runs`,
-// `runsByID`, `lastRun`) is
-// read and written only inside `lock.withLock`. The state lives in an atom, which is safe to share when `State` is
-// Sendable; the reducer and the hooks are `Sendable` closures set once by the initializer; the reducer runs on one
-// thread at a time (the one `draining` admits). So sharing the store between threads is safe.
+// Every mutable stored property (`queue`, `queueRuns`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`,
+// `runs`, `runsByID`, `lastRun`) is read and written only inside `lock.withLock`. The state lives in an atom, which
+// is safe to share when `State` is Sendable; the reducer and the hooks are `Sendable` closures set once by the
+// initializer; the reducer runs on one thread at a time (the one `draining` admits). So sharing the store between
+// threads is safe.
 extension Store: @unchecked Sendable {}

@@ -8,10 +8,9 @@ internal import CRippleThreadState
 /// derivations and effects that read it, which hold what they read strongly), or while the store keeps it alive:
 /// declarations made with `keepAlive: true`, and every atom instance once written, so that no write is lost (until
 /// its reset or an override writes its default back, or its family's eviction policy gives it up). When the node
-/// goes, its ``DeclaredInstanceRecord`` (which the node
-/// owns) takes it out of the store and queues its release hook. A look-up takes the store's lock, loads the slot
-/// and takes a strong reference with a try-retain, which fails once the node's deinit has begun: the look-up then
-/// creates a fresh instance.
+/// goes, its ``DeclaredInstanceRecord`` (which the node owns) takes it out of the store and queues its release hook.
+/// A look-up takes the store's lock, loads the slot and takes a strong reference with a try-retain, which fails once
+/// the node's deinit has begun: the look-up then creates a fresh instance.
 ///
 /// Lifecycle hooks are queued, in the order their events happen, and run when the outermost batch on the thread
 /// that caused them ends, or at once when that thread is in no batch and evaluates nothing.

@@ -207,7 +207,7 @@ public struct DeclarationMaker: Sendable {
     ///
     /// Threading: from any thread. Lifetime: see ``AtomFamily``.
     public func atomFamily<Key: Hashable & Sendable, Value: Equatable>(
-        label: String? = nil, keepAlive: Bool = false, evicting eviction: FamilyEviction = .never,
+        label: String? = nil, keepAlive: Bool = false, evicting: FamilyEviction = .never,
         lifecycle: (@Sendable (Key) -> Lifecycle<Value>)? = nil,
         fileID: String = #fileID, line: Int = #line, _ makeDefault: @escaping @Sendable (Key) -> Value
     ) -> AtomFamily<Key, Value> {
@@ -215,7 +215,7 @@ public struct DeclarationMaker: Sendable {
             Declaration(
                 body: makeDefault, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
                 fileID: fileID, line: line),
-            eviction: eviction)
+            eviction: evicting)
     }
 
     /// Declares a family of derivations: one lazy, cached instance per key per runtime, compared with `==`.

@@ -10,4 +10,6 @@ RIPPLE_THREAD_LOCAL void *ripple_thread_batching_runtime = NULL;
 
 long ripple_pending_observed_writes = 0;
 
+long ripple_async_runs_in_flight = 0;
+
 RIPPLE_THREAD_LOCAL long ripple_thread_batch_depth = 0;

@@ -35,8 +35,11 @@ private let slot = declare.atomFamily(lifecycle: { (key: Int) in
             node?.value = 1  // equal: no update
             node?.value = 2
             #expect(events.values == ["initialized", "updated 0 → 1", "updated 1 → 2"])
-            release(&node)
-            #expect(events.values == ["initialized", "updated 0 → 1", "updated 1 → 2", "released"])
+            release(&node)  // written: kept although nobody holds it
+            #expect(events.values == ["initialized", "updated 0 → 1", "updated 1 → 2"])
+            watched.reset()  // unwritten again, and nobody holds it
+            #expect(
+                events.values == ["initialized", "updated 0 → 1", "updated 1 → 2", "updated 2 → 0", "released"])
         }
     }
 
@@ -65,7 +68,9 @@ private let slot = declare.atomFamily(lifecycle: { (key: Int) in
             ])
             events.removeAll()
             show.cancel()
-            #expect(events.values == ["twice released", "released"])
+            #expect(events.values == ["twice released"])  // the atom was written: kept
+            watched.reset()
+            #expect(events.values == ["twice released", "updated 3 → 0", "released"])
         }
     }
 

@@ -21,30 +21,52 @@ private let slowLoad = declare.derived(lifecycle: Lifecycle(released: { releases
 }
 
 /// When instances of declarations are released: when the last caller or live reader lets go of them (unless
-/// declared keep-alive), and that the next use starts afresh.
+/// declared keep-alive, or written and not reset since), and that the next use starts afresh.
 @Suite(.serialized) struct DeclaredLifetimeTests {
-    @Test func anInstanceNobodyHoldsIsReleasedAndStartsAgainFromItsDefault() {
+    @Test func anUnwrittenInstanceNobodyHoldsIsReleasedAndStartsAgainFromItsDefault() {
         withIsolatedRuntime {
             let before = releases.value
-            tracked.value = 5  // nobody holds it: released as the write returns
+            #expect(tracked.value == 1)  // created for the read, released as it returns
             #expect(tracked.existingNode == nil)
             #expect(releases.value == before + 1)
-            #expect(tracked.value == 1)
+            tracked.value = 5  // written: kept, although nobody holds it
+            #expect(tracked.existingNode?.value == 5)
+            #expect(releases.value == before + 1)
+            tracked.reset()  // unwritten again, and nobody holds it
+            #expect(tracked.existingNode == nil)
             #expect(releases.value == before + 2)
+            #expect(tracked.value == 1)
+            #expect(releases.value == before + 3)
         }
     }
 
-    @Test func aHeldInstanceLivesUntilItsHolderGoes() {
+    @Test func aHeldInstanceNeverWrittenLivesUntilItsHolderGoes() {
+        withIsolatedRuntime {
+            let before = releases.value
+            var node: AtomObject<Int>? = tracked.node
+            let weak = WeakBox(node)
+            #expect(tracked.value == 1)
+            #expect(releases.value == before)
+            release(&node)
+            #expect(weak.object == nil)
+            #expect(tracked.existingNode == nil)
+            #expect(releases.value == before + 1)
+            #expect(Runtime.current.declaredInstanceCount == 0)
+        }
+    }
+
+    @Test func aWrittenInstanceOutlivesItsHolderUntilItsReset() {
         withIsolatedRuntime {
             let before = releases.value
             var node: AtomObject<Int>? = tracked.node
             let weak = WeakBox(node)
             node?.value = 5
+            release(&node)
+            #expect(weak.object != nil)
             #expect(tracked.value == 5)
             #expect(releases.value == before)
-            release(&node)
+            tracked.reset()
             #expect(weak.object == nil)
-            #expect(tracked.existingNode == nil)
             #expect(releases.value == before + 1)
             #expect(Runtime.current.declaredInstanceCount == 0)
         }
@@ -58,8 +80,7 @@ private let slowLoad = declare.derived(lifecycle: Lifecycle(released: { releases
             let derivedNode = WeakBox(trackedTwice.existingNode)
             #expect(atomNode.object != nil)
             #expect(derivedNode.object != nil)
-            tracked.value = 3
-            #expect(trackedTwice.existingNode?.value == 6)
+            #expect(trackedTwice.existingNode?.value == 2)
             #expect(releases.value == before)
             effect?.cancel()
             effect = nil

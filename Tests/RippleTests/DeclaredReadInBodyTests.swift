@@ -46,6 +46,8 @@ private let pong: DeclaredDerivation<Int> = declare.derived(label: "pong") { pin
             release(&held)
             #expect(first?.value == 14)  // the derivation holds what it read
             release(&first)
+            #expect(reading.existingNode?.value == 7)  // written: kept
+            reading.reset()  // unwritten again, and nothing holds it
             #expect(reading.existingNode == nil)
             let second = derive { reading.value * 2 }
             #expect(second.value == 2)  // a new instance, from the default

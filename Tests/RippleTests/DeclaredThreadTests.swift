@@ -43,9 +43,10 @@ private let churnedPlusOne = declare.derived { churned.value + 1 }
         writersAndReaders(threads: threads, in: runtime) { writes, round in
             let key = round % 7
             if writes {
-                let held = racedMember(key)  // created, written, released as `held` goes
+                let held = racedMember(key)  // created, written, reset, released as `held` goes
                 held.value = key + 1_000
                 #expect(held.value == key + 1_000 || held.value == key)
+                racedMember.reset(key)  // a written member is kept until then
             } else {
                 let value = racedMember(key).value
                 #expect(value == key || value == key + 1_000)
@@ -63,8 +64,9 @@ private let churnedPlusOne = declare.derived { churned.value + 1 }
         let runtime = Runtime()
         writersAndReaders(threads: threads, in: runtime) { writes, _ in
             if writes {
-                let held = churned.node  // found or created, written, released as `held` goes
+                let held = churned.node  // found or created, written, reset, released as `held` goes
                 held.value = 1_000
+                churned.reset()  // a written instance is kept until then
             } else {
                 let body = derive { churned.value }
                 let value = body.value

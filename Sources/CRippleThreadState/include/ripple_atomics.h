@@ -17,17 +17,4 @@ static inline void ripple_counter_add(long *counter, long delta) {
     (void)__atomic_fetch_add(counter, delta, __ATOMIC_RELAXED);
 }
 
-/* A spin lock for critical sections of a few instructions that must not wait
- * for the graph (a task cancellation handler may take it). */
-static inline void ripple_spin_lock(bool *lock) {
-    while (__atomic_test_and_set(lock, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
-        }
-    }
-}
-
-static inline void ripple_spin_unlock(bool *lock) {
-    __atomic_clear(lock, __ATOMIC_RELEASE);
-}
-
 #endif

@@ -78,6 +78,24 @@ static inline void ripple_pending_observed_writes_add(long delta) {
     (void)__atomic_fetch_add(&ripple_pending_observed_writes, delta, __ATOMIC_RELAXED);
 }
 
+/* How many async derivations' runs are in flight, in every runtime (AsyncRun
+ * in the Swift module counts them). While any is, a read outside evaluations
+ * may be an async body's, of its own runtime's node (tracked for the run) or
+ * of another runtime's (a trap): such reads look the run up, a task-local.
+ * Counted over every runtime, not per runtime, because the node read may
+ * belong to a runtime with no run of its own. A C global, so that the check
+ * on the read paths is one load. Relaxed: a body's reads happen in the run's
+ * task, after the increment that task creation orders. */
+extern long ripple_async_runs_in_flight;
+
+static inline long ripple_async_runs_in_flight_load(void) {
+    return __atomic_load_n(&ripple_async_runs_in_flight, __ATOMIC_RELAXED);
+}
+
+static inline void ripple_async_runs_in_flight_add(long delta) {
+    (void)__atomic_fetch_add(&ripple_async_runs_in_flight, delta, __ATOMIC_RELAXED);
+}
+
 /* The runtime whose explicit batch (`Runtime.batch`) is innermost on this
  * thread (an unretained pointer), or NULL: a write Observation announces there
  * is complete when the batch ends. */

@@ -20,7 +20,7 @@ final class AsyncRun {
 
     /// Guards `cleanups`, `isOver`, `task` and `taskFinished`: the body registers cleanups from its own task while the node ends
     /// the run from a compute (holding the graph) or its deinit. Never held while waiting for the graph.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var cleanups: [() -> Void] = []
     private var isOver = false
     private var task: Task<Void, Never>?
@@ -31,6 +31,7 @@ final class AsyncRun {
         self.node = node
         self.id = id
         ripple_counter_add(runtime.asyncRunsInFlight, 1)
+        ripple_async_runs_in_flight_add(1)
     }
 
     deinit {
@@ -53,6 +54,7 @@ final class AsyncRun {
                 self.task = nil
             }
             ripple_counter_add(runtime.asyncRunsInFlight, -1)
+            ripple_async_runs_in_flight_add(-1)
         }
         let cancelNow = lock.withLock {
             if !taskFinished { self.task = task }
@@ -89,7 +91,7 @@ final class AsyncRun {
     }
 }
 
-// Its mutable state (`cleanups`, `isOver`, `task`) is touched only under its spin lock; everything else is
+// Its mutable state (`cleanups`, `isOver`, `task`) is touched only under its lock; everything else is
 // immutable. Cleanups are closures the body registered from its own isolation and run once, by whoever ends the
 // run: the same contract as an effect's cleanups, which run on the thread of the change that ends the run.
 extension AsyncRun: @unchecked Sendable {}

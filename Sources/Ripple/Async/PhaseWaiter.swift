@@ -3,9 +3,9 @@
 ///
 /// Resumed by the observer (inside a flush, holding the graph) or by the task's cancellation handler, whichever
 /// comes first; the handler must not wait for the graph (a flush may be delivering to the same task), so both go
-/// through a spin lock around a few stores.
+/// through a lock around a few stores.
 final class PhaseWaiter {
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var continuation: CheckedContinuation<Void, any Error>?
     private var observer: Effect?
     /// The phase settled before the continuation was installed.
@@ -59,5 +59,5 @@ final class PhaseWaiter {
     }
 }
 
-// Every stored property is touched only under the spin lock; the continuation is resumed once, outside it.
+// Every stored property is touched only under the lock; the continuation is resumed once, outside it.
 extension PhaseWaiter: @unchecked Sendable {}

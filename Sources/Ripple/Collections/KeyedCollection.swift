@@ -95,7 +95,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
 
     // Guards the two properties below, for a dictionary look-up or store at a time; never held while touching the
     // graph. The properties skip the dynamic exclusivity checks: the lock already makes each access exclusive.
-    @usableFromInline let lock = SpinLock()
+    @usableFromInline let lock = ParkingLock()
     /// The node of every id the collection holds, and of removed ids whose node is still read or in the order
     /// (see `dropUnreadRows`).
     @usableFromInline @exclusivity(unchecked) var rows: [ID: Row] = [:]

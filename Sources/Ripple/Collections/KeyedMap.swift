@@ -31,7 +31,7 @@ public final class KeyedMap<Element: Sendable, ID: Hashable & Sendable, Output: 
     private let equals: (@Sendable (Output?, Output?) -> Bool)?
 
     // Guards `outputs`, for a dictionary look-up or store at a time; never held while touching the graph.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     /// The derivation of each element read, by id.
     @exclusivity(unchecked) private var outputs: [ID: Derivation<Output?>] = [:]
 

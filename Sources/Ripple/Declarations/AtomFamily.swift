@@ -18,16 +18,24 @@
 /// From any thread; each key's instance is created once per runtime.
 ///
 /// ## Lifetime
-/// Each member lives as a ``DeclaredAtom``'s instance does: while a caller holds it or a live reader reads it
-/// (or for the runtime's lifetime with `keepAlive: true`). A released member leaves the family's table, so a
-/// family used with many keys holds only the members in use.
+/// Each member lives as a ``DeclaredAtom``'s instance does: a member that was written keeps its value whether or
+/// not anything holds or reads it, until ``remove(_:)``, ``reset(_:)`` or an override, or until the family's
+/// eviction policy (``FamilyEviction``, `declare.atomFamily(evicting:)`) gives it up; an unwritten member lives
+/// while a caller holds it or a live reader reads it (or for the runtime's lifetime with `keepAlive: true`). A
+/// released member leaves the family's table (its `released` hook runs), so a family holds only the members in
+/// use and the written ones it keeps.
 public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
     /// The slot, the default of a key's member, the equality, the hooks of a key's member.
     let declaration: KeyedDeclaration<Key, Value>
+    /// When written members are given up.
+    let eviction: FamilyEviction
 
-    init(_ declaration: KeyedDeclaration<Key, Value>) {
+    init(_ declaration: KeyedDeclaration<Key, Value>, eviction: FamilyEviction = .never) {
         self.declaration = declaration
+        self.eviction = eviction
     }
+
+    var writtenLimit: Int? { eviction.writtenLimit }
 
     /// The instance for `key` in the current runtime (the one evaluating on this thread, else
     /// ``Runtime/current``), created from the default if it has none.
@@ -66,6 +74,25 @@ public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
     /// Threading: from any thread. Lifetime: the returned node keeps the member alive.
     public func existingNode(for key: Key) -> AtomObject<Value>? {
         existingMember(for: key)
+    }
+
+    /// Stops keeping the member for `key` for its write, in the current runtime: it becomes an unwritten member
+    /// again, released (its `released` hook runs) as soon as nothing holds or reads it, and the next use after that
+    /// starts from the default. A member in use stays, with its value, until that use ends; writing it again keeps
+    /// it again.
+    ///
+    /// ```swift
+    /// let draft = declare.atomFamily { (postID: Int) in "" }
+    /// draft(7).value = "Hello"           // kept although nothing holds it
+    /// draft.remove(7)                    // released: nothing holds it
+    /// print(draft(7).value)              // ""
+    /// ```
+    ///
+    /// - Parameter key: which member.
+    ///
+    /// Threading: from any thread. Does nothing if the member does not exist or was not written.
+    public func remove(_ key: Key) {
+        existingNode(for: key)?.forgetWrite()
     }
 
     /// How many members of this family are alive in the current runtime.

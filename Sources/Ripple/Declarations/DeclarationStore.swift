@@ -5,17 +5,18 @@ internal import CRippleThreadState
 /// node that stands for it in this runtime, and for each family one table of members by key.
 ///
 /// The store holds its instances unowned: an instance lives while something holds its node (a caller, or the
-/// derivations and effects that read it, which hold what they read strongly), or while the store keeps it alive
-/// (declarations made with `keepAlive: true`). When the node goes, its ``DeclaredInstanceRecord`` (which the node
-/// owns) takes it out of the store and queues its release hook. A look-up takes the store's lock, loads the slot
-/// and takes a strong reference with a try-retain, which fails once the node's deinit has begun: the look-up then
-/// creates a fresh instance.
+/// derivations and effects that read it, which hold what they read strongly), or while the store keeps it alive:
+/// declarations made with `keepAlive: true`, and every atom instance once written, so that no write is lost (until
+/// its reset or an override writes its default back, or its family's eviction policy gives it up). When the node
+/// goes, its ``DeclaredInstanceRecord`` (which the node owns) takes it out of the store and queues its release hook.
+/// A look-up takes the store's lock, loads the slot and takes a strong reference with a try-retain, which fails once
+/// the node's deinit has begun: the look-up then creates a fresh instance.
 ///
 /// Lifecycle hooks are queued, in the order their events happen, and run when the outermost batch on the thread
 /// that caused them ends, or at once when that thread is in no batch and evaluates nothing.
 final class DeclarationStore {
     /// Guards every stored property below; never held while calling into the graph or into user code.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     /// The node of each plain declaration and its engine handle, by ``DeclarationIndex``: written under `lock`,
     /// read without it by `readDeclaredInEvaluation(_:)` and `beginDeclaredRead(_:)` (ripple_slot_table.h).
     let slots: UnsafeMutablePointer<ripple_slot_table>
@@ -29,6 +30,9 @@ final class DeclarationStore {
     /// Instances of keep-alive declarations: they stay until the runtime goes (or, for the fresh runtime of
     /// `withIsolatedRuntime`, until its body returns).
     private var keptAlive: [RippleNode] = []
+    /// Instances of plain atom declarations that were written: they stay until their reset or an override writes
+    /// their default back, or the runtime goes (as `keptAlive`). A family keeps its own (`FamilyTable.written`).
+    private var written: [ObjectIdentifier: RippleNode] = [:]
     /// Lifecycle hooks waiting to run, in the order their events happened.
     private var pendingHooks: [() -> Void] = []
     /// How many hooks wait: written under the lock, loaded without it at the end of every batch (one relaxed
@@ -105,11 +109,57 @@ final class DeclarationStore {
         }
     }
 
-    /// The member table of family `index`, created on first use.
-    func table<Key: Hashable>(of index: Int, keyedBy: Key.Type) -> FamilyTable<Key> {
+    /// Keeps `node`, a plain declaration's instance that was written.
+    func keepWritten(_ node: RippleNode) {
+        lock.withLock { written[ObjectIdentifier(node)] = node }
+    }
+
+    /// Stops keeping `node` for its write; returns the reference the store held.
+    func forgetWritten(_ node: RippleNode) -> RippleNode? {
+        lock.withLock { written.removeValue(forKey: ObjectIdentifier(node)) }
+    }
+
+    /// Keeps `node`, the member of `table` for `key` that was written. If that makes more written members than the
+    /// family's eviction policy allows, gives up the oldest written ones (marked unwritten again, which needs the
+    /// graph: the caller, a write, holds it) and returns them, for the caller to let go of outside the lock.
+    func keepWritten<Key>(_ node: RippleNode, in table: FamilyTable<Key>, for key: Key) -> [RippleNode] {
+        lock.withLock {
+            if table.written.updateValue(node, forKey: key) == nil { table.writeOrder.append(key) }
+            guard let limit = table.writtenLimit, table.written.count > limit else { return [] }
+            var evicted: [RippleNode] = []
+            var index = 0
+            while table.written.count > limit, index < table.writeOrder.count {
+                let oldest = table.writeOrder[index]
+                // The member just written stays; one whose in-place mutation waits for its commit cannot be
+                // marked unwritten yet, and stays too (kept beyond the bound rather than losing a write).
+                if oldest != key, let member = table.written[oldest], member.markUnwritten() {
+                    table.written[oldest] = nil
+                    table.writeOrder.remove(at: index)
+                    evicted.append(member)
+                } else {
+                    index += 1
+                }
+            }
+            return evicted
+        }
+    }
+
+    /// Stops keeping `node`, the member of `table` for `key`, for its write; returns the reference the store held.
+    func forgetWritten<Key>(_ node: RippleNode, in table: FamilyTable<Key>, for key: Key) -> RippleNode? {
+        lock.withLock {
+            guard table.written[key] === node else { return nil }
+            table.written[key] = nil
+            if let position = table.writeOrder.firstIndex(of: key) { table.writeOrder.remove(at: position) }
+            return node
+        }
+    }
+
+    /// The member table of family `index`, created on first use; a family that keeps at most `writtenLimit`
+    /// written members (nil: all of them) gives up the oldest beyond it.
+    func table<Key: Hashable>(of index: Int, keyedBy: Key.Type, writtenLimit: Int? = nil) -> FamilyTable<Key> {
         lock.withLock {
             if let table = familyTables[index] { return unsafeDowncast(table, to: FamilyTable<Key>.self) }
-            let table = FamilyTable<Key>()
+            let table = FamilyTable<Key>(writtenLimit: writtenLimit)
             familyTables[index] = table
             return table
         }
@@ -196,12 +246,16 @@ final class DeclarationStore {
         }
     }
 
-    /// Lets go of the keep-alive instances: used when a fresh isolated runtime's body returned, since the
-    /// instances hold the runtime (a cycle otherwise).
+    /// Lets go of the keep-alive instances and of the written ones: used when a fresh isolated runtime's body
+    /// returned, since the instances hold the runtime (a cycle otherwise).
     func dropKeptAlive() {
         let dropped = lock.withLock {
-            defer { keptAlive = [] }
-            return keptAlive
+            defer {
+                keptAlive = []
+                written = [:]
+                for table in familyTables.values { (table as! any FamilyTableProtocol).dropWritten() }
+            }
+            return (keptAlive, written, familyTables.values.map { ($0 as! any FamilyTableProtocol).writtenMembers })
         }
         // Released here, outside the lock: their deinit takes it. `_ = dropped` did not say so: -O ended the
         // array's lifetime at `keptAlive = []`, inside the lock, and the first instance's deinit spun on it forever.
@@ -249,17 +303,36 @@ final class DeclarationStore {
     }
 }
 
-/// The members of one family in one runtime, by key (unowned, as slots are).
+/// The members of one family in one runtime, by key (unowned, as slots are), and the written ones it keeps.
 final class FamilyTable<Key: Hashable>: FamilyTableProtocol {
-    /// Touched only under the store's lock.
+    // Every property is touched only under the store's lock.
     var members: [Key: Unmanaged<RippleNode>] = [:]
+    /// The members that were written, kept by the table until reset, overridden, removed or evicted.
+    var written: [Key: RippleNode] = [:]
+    /// The keys of `written`, oldest first write first: the order of eviction.
+    var writeOrder: [Key] = []
+    /// How many written members the family keeps at most (its ``FamilyEviction``); nil: all.
+    let writtenLimit: Int?
+
+    init(writtenLimit: Int?) {
+        self.writtenLimit = writtenLimit
+    }
 
     var count: Int { members.count }
+
+    var writtenMembers: [RippleNode] { Array(written.values) }
+
+    func dropWritten() {
+        written = [:]
+        writeOrder = []
+    }
 }
 
-/// A family table whatever its key type, for counting.
+/// A family table whatever its key type, for counting and for letting go of the written members.
 protocol FamilyTableProtocol: AnyObject {
     var count: Int { get }
+    var writtenMembers: [RippleNode] { get }
+    func dropWritten()
 }
 
 // The store's mutable state is touched only under `lock` (every method above takes it), except the slot table's

@@ -198,6 +198,8 @@ public struct DeclarationMaker: Sendable {
     /// - Parameters:
     ///   - label: the name of its members in trap messages (followed by the key).
     ///   - keepAlive: keep each member for the runtime's lifetime.
+    ///   - evicting: when written members are given up: by default never (until removed, reset or overridden);
+    ///     `.keepingAtMost(n)` bounds them (see ``FamilyEviction``).
     ///   - lifecycle: the hooks of the member for a key.
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
@@ -205,13 +207,15 @@ public struct DeclarationMaker: Sendable {
     ///
     /// Threading: from any thread. Lifetime: see ``AtomFamily``.
     public func atomFamily<Key: Hashable & Sendable, Value: Equatable>(
-        label: String? = nil, keepAlive: Bool = false, lifecycle: (@Sendable (Key) -> Lifecycle<Value>)? = nil,
+        label: String? = nil, keepAlive: Bool = false, evicting: FamilyEviction = .never,
+        lifecycle: (@Sendable (Key) -> Lifecycle<Value>)? = nil,
         fileID: String = #fileID, line: Int = #line, _ makeDefault: @escaping @Sendable (Key) -> Value
     ) -> AtomFamily<Key, Value> {
         AtomFamily(
             Declaration(
                 body: makeDefault, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
-                fileID: fileID, line: line))
+                fileID: fileID, line: line),
+            eviction: evicting)
     }
 
     /// Declares a family of derivations: one lazy, cached instance per key per runtime, compared with `==`.

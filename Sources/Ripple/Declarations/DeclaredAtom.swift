@@ -19,10 +19,11 @@
 /// Usable from any thread, like a node: each runtime's instance is created once, whichever threads race for it.
 ///
 /// ## Lifetime
-/// An instance lives while something holds it: a caller holding ``node``, or a live effect (or a derivation a live
-/// effect reads) that read it. Then it is released, and the next use starts again from the default. A write to an
-/// instance nobody holds is therefore lost at once: hold ``node`` (or observe it), or declare it
-/// `keepAlive: true` to keep it for the runtime's lifetime.
+/// A write is never lost: an instance that was written keeps its value until ``reset()`` or an override writes
+/// its default back, or its runtime ends, whether or not anything holds or reads it. An instance never written (or
+/// written back to its default) lives while something holds it: a caller holding ``node``, or a live effect (or a
+/// derivation a live effect reads) that read it; then it is released, and the next use starts again from the
+/// default. Declare it `keepAlive: true` to keep it for the runtime's lifetime, written or not.
 public final class DeclaredAtom<Value>: Sendable {
     /// The slot, the default (computed at the instance's creation and on ``reset()``), the equality, the hooks.
     @usableFromInline let declaration: Declaration<Value, @Sendable () -> Value, Lifecycle<Value>>
@@ -66,8 +67,8 @@ public final class DeclaredAtom<Value>: Sendable {
     /// let greeting = declare.derived { "Hello, \(name.value)" }
     /// ```
     ///
-    /// Threading: from any thread. Lifetime: see the type's discussion: a write to an instance nobody holds
-    /// is lost when the write returns.
+    /// Threading: from any thread. Lifetime: see the type's discussion: a written instance is kept until its reset,
+    /// whether or not anything holds it.
     @inlinable
     public var value: Value {
         get {

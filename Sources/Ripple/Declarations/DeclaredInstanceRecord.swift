@@ -4,8 +4,12 @@
 final class DeclaredInstanceRecord {
     /// The store the instance is in.
     let store: DeclarationStore
-    /// Takes the node (given by its address) out of the store, unless another instance already replaced it.
-    private let detach: @Sendable (UnsafeMutableRawPointer) -> Void
+    /// What the store does for the instance, where it keeps it (its declaration's slot, or its family's table and
+    /// key): take it out as it goes, keep it once written, stop keeping it. One closure for the three, made where
+    /// the instance is created: each closure is an allocation per instance.
+    private let inStore: @Sendable (InstanceChange) -> [RippleNode]
+    /// Whether the store keeps the instance once written: false when it keeps it anyway (`keepAlive`).
+    let keepsWrites: Bool
     /// The declaration's hooks for this instance.
     let hooks: ErasedLifecycle
     /// The body of a declared derivation's instance, which an override replaces; nil for atoms.
@@ -15,18 +19,31 @@ final class DeclaredInstanceRecord {
     /// Whether the node became the store's instance (false when another thread's instance won the race).
     var isInstalled = false
 
-    init(store: DeclarationStore, hooks: ErasedLifecycle, body: AnyObject?,
-         detach: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+    init(store: DeclarationStore, hooks: ErasedLifecycle, body: AnyObject?, keepsWrites: Bool,
+         inStore: @escaping @Sendable (InstanceChange) -> [RippleNode]) {
         self.store = store
         self.hooks = hooks
         self.body = body
-        self.detach = detach
+        self.keepsWrites = keepsWrites
+        self.inStore = inStore
     }
 
     deinit {
         guard isInstalled, let node else { return }
-        detach(node)
+        _ = inStore(.detach(node))
         if let released = hooks.released { store.enqueue(released) }
+    }
+
+    /// Keeps `node`, this record's instance, written for the first time: returns the members its family's eviction
+    /// policy gave up for it, for the caller to let go of outside the store's lock.
+    func keepWritten(_ node: RippleNode) -> [RippleNode] {
+        inStore(.keep(node))
+    }
+
+    /// Stops keeping `node`, this record's instance, for its write; returns the reference the store held, to let
+    /// go of outside the store's lock.
+    func forgetWrite(of node: RippleNode) -> RippleNode? {
+        inStore(.forget(node)).first
     }
 
     /// Queues the update hook for a change of an atom instance (from the runtime's change log).
@@ -56,4 +73,14 @@ struct ErasedLifecycle: Sendable {
             updated = nil
         }
     }
+}
+
+/// What a store does for one of its instances (`DeclaredInstanceRecord`).
+enum InstanceChange {
+    /// The node, given by its address, is going: take it out, unless another instance already replaced it.
+    case detach(UnsafeMutableRawPointer)
+    /// The instance was written for the first time (or since its reset): keep it.
+    case keep(RippleNode)
+    /// Its default was written back (a reset, an override): stop keeping it for its write.
+    case forget(RippleNode)
 }

@@ -107,4 +107,7 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value>: Sendable {
     }
 }
 
-extension DerivationFamily: FamilyDeclaration {}
+extension DerivationFamily: FamilyDeclaration {
+    /// A derivation is never written: nothing to keep.
+    var writtenLimit: Int? { nil }
+}

@@ -18,6 +18,8 @@ protocol FamilyDeclaration: AnyObject, Sendable {
 
     /// The body of `key`'s member: `body` applied to `key`.
     static func memberBody(_ body: FamilyBody, for key: Key) -> Member.InstanceBody
+    /// How many written members the family keeps at most (``FamilyEviction``); nil: all of them, or none written.
+    var writtenLimit: Int? { get }
 }
 
 extension FamilyDeclaration
@@ -75,7 +77,7 @@ extension FamilyDeclaration {
         _ key: Key, in runtime: Runtime, hooks: Lifecycle<InstanceValue>, body: AnyObject? = nil,
         _ make: () -> RippleNode
     ) -> Member {
-        let table = runtime.declarations.table(of: declaration.index, keyedBy: Key.self)
+        let table = runtime.declarations.table(of: declaration.index, keyedBy: Key.self, writtenLimit: writtenLimit)
         let node = runtime.createInstance(
             in: table, for: key, keepAlive: declaration.keepAlive, lifecycle: ErasedLifecycle(hooks), body: body, make)
         return unsafeDowncast(node, to: Member.self)

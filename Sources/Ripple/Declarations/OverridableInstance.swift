@@ -9,9 +9,10 @@ protocol OverridableInstance: RippleNode {
 }
 
 extension AtomObject: OverridableInstance {
-    /// An atom takes the new default at once, computed as a default is (with its runtime current, untracked).
+    /// An atom takes the new default at once, computed as a default is (with its runtime current, untracked), and
+    /// counts as unwritten again (as after a reset).
     func applyOverride(_ body: @escaping @Sendable () -> Value) {
-        value = runtime.creatingInstance(body)
+        writeDefault(runtime.creatingInstance(body))
     }
 }
 

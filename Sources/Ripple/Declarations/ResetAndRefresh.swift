@@ -5,6 +5,8 @@
 extension DeclaredAtom {
     /// Writes the default again into this declaration's instance in the current runtime: the default is
     /// evaluated afresh (the runtime's override, if any), and the write is an ordinary one (equal: no change).
+    /// The instance counts as unwritten again: the runtime no longer keeps it for its write, and releases it once
+    /// nothing holds or reads it.
     ///
     /// ```swift
     /// let draft = declare.atom { "" }
@@ -18,12 +20,13 @@ extension DeclaredAtom {
     public func reset() {
         let runtime = Runtime.forDeclarations
         guard let node = existingNode else { return }
-        node.value = runtime.creatingInstance(currentBody(in: runtime))
+        node.writeDefault(runtime.creatingInstance(currentBody(in: runtime)))
     }
 }
 
 extension AtomFamily {
-    /// Writes the default again into the member for `key` in the current runtime, evaluated afresh.
+    /// Writes the default again into the member for `key` in the current runtime, evaluated afresh. The member
+    /// counts as unwritten again, as after ``remove(_:)``.
     ///
     /// ```swift
     /// let score = declare.atomFamily { (player: String) in 0 }
@@ -36,7 +39,7 @@ extension AtomFamily {
     public func reset(_ key: Key) {
         let runtime = Runtime.forDeclarations
         guard let node = existingNode(for: key) else { return }
-        node.value = runtime.creatingInstance(currentBody(for: key, in: runtime))
+        node.writeDefault(runtime.creatingInstance(currentBody(for: key, in: runtime)))
     }
 }
 

@@ -21,8 +21,15 @@ extension Runtime {
         _ make: () -> RippleNode
     ) -> RippleNode {
         let store = declarations
-        let record = DeclaredInstanceRecord(store: store, hooks: lifecycle, body: body) { [store] node in
-            store.remove(node, at: index)
+        let record = DeclaredInstanceRecord(
+            store: store, hooks: lifecycle, body: body, keepsWrites: !keepAlive
+        ) { [store] change in
+            switch change {
+            case .detach(let node): store.remove(node, at: index)
+            case .keep(let node): store.keepWritten(node)
+            case .forget(let node): return store.forgetWritten(node).map { [$0] } ?? []
+            }
+            return []
         }
         return install(make(), record: record, lifecycle: lifecycle) { node in
             store.install(node, at: index, keepAlive: keepAlive)
@@ -37,8 +44,15 @@ extension Runtime {
         body: AnyObject? = nil, _ make: () -> RippleNode
     ) -> RippleNode {
         let store = declarations
-        let record = DeclaredInstanceRecord(store: store, hooks: lifecycle, body: body) { [store] node in
-            store.remove(node, from: table, for: key)
+        let record = DeclaredInstanceRecord(
+            store: store, hooks: lifecycle, body: body, keepsWrites: !keepAlive
+        ) { [store] change in
+            switch change {
+            case .detach(let node): store.remove(node, from: table, for: key)
+            case .keep(let node): return store.keepWritten(node, in: table, for: key)
+            case .forget(let node): return store.forgetWritten(node, in: table, for: key).map { [$0] } ?? []
+            }
+            return []
         }
         return install(make(), record: record, lifecycle: lifecycle) { node in
             store.install(node, in: table, for: key, keepAlive: keepAlive)
@@ -57,6 +71,8 @@ extension Runtime {
         // the option.
         let status = rp_node_add_options(graph, node.handle, UInt32(RP_NODE_WATCHED_BY_WEAK_READS))
         if _slowPath(status != .RP_OK) { fail(status, "creating", node: node) }
+        // Before the node can be found: its first write, whoever makes it, asks the store to keep it.
+        if record.keepsWrites { node.markUnwrittenDeclaration() }
         if let winner = store(node) {
             record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
             return winner

@@ -83,8 +83,9 @@ public final class Runtime {
     var changeHooks: [ChangeHook.Registration] = []
 
     /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
-    /// read checks it (one relaxed load) before looking for the run it may belong to, a task-local lookup that
-    /// synchronous code should not pay for.
+    /// declaration's read outside evaluations checks it (one relaxed load) before it reads without the node, which
+    /// a run's read needs for its tracking. A node's read checks the count over every runtime instead
+    /// (`ripple_async_runs_in_flight`): the run may be another runtime's, whose body must not read the node.
     @usableFromInline let asyncRunsInFlight: UnsafeMutablePointer<CLong>
 
     /// The engine's graph. Written once, in `init`, before the runtime is shared; nodes keep a copy.

@@ -6,7 +6,7 @@ internal import CRippleThreadState
 
 /// The objects a runtime keeps for libraries built on Ripple, one per type.
 final class RuntimeAttachments {
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var objects: [ObjectIdentifier: AnyObject] = [:]
 
     deinit {

@@ -20,8 +20,8 @@
 /// Threading: ``record(_:)`` may be called from any thread; ``render()`` and ``events`` give what was recorded so
 /// far. Lifetime: it keeps every event until ``removeAll()``.
 public final class CausalTrace {
-    // `recorded` is touched only under the spin lock, for an append or a copy.
-    private let lock = SpinLock()
+    // `recorded` is touched only under the lock, for an append or a copy.
+    private let lock = ParkingLock()
     private var recorded: [TraceEvent] = []
 
     /// An empty trace.
@@ -128,5 +128,5 @@ public final class CausalTrace {
     }
 }
 
-// `recorded` is read and written only under the spin lock (every access above takes it); the events are Sendable.
+// `recorded` is read and written only under the lock (every access above takes it); the events are Sendable.
 extension CausalTrace: @unchecked Sendable {}

@@ -248,11 +248,65 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         // The first write since the commit differs from `latest`, which equals `committed` then: a change the commit
         // need not compare again. A second one may write the committed value back: the commit compares. (`written`
         // on each write; `writtenAgain`, the next bit, once `written` is set already: no branch.)
-        pendingWrites |= AtomPendingWrites.written | (pendingWrites & AtomPendingWrites.written) &<< 1
+        let pending = pendingWrites
+        // A declared instance's first write: its runtime keeps it from now on (the bit is never set otherwise).
+        if _slowPath(pending & AtomPendingWrites.unwrittenDeclaration != 0) { return storeFirstDeclaredWrite(next) }
+        pendingWrites = pending | AtomPendingWrites.written | (pending & AtomPendingWrites.written) &<< 1
         // A change hook needs the old value, which the assignment below would drop: only then the slow path.
         if _slowPath(state.pointee.changeHookCount != 0) { return storeReportingChange(next) }
         latest = next
         announceSourceWrite()
+    }
+
+    /// `store`'s first write of a declared instance that was not written yet (or since its reset): the runtime's
+    /// declarations keep the instance from now on, so that the value is not lost when nobody holds the node
+    /// (``RippleNode/keepWrittenDeclaration()``); then the write. Out of line: no other atom has the bit.
+    @usableFromInline @inline(never)
+    func storeFirstDeclaredWrite(_ next: Value) {
+        pendingWrites &= ~AtomPendingWrites.unwrittenDeclaration
+        keepWrittenDeclaration()
+        store(next)
+    }
+
+    /// Makes this declared instance unwritten again, after a write of its default (a reset, an override): the
+    /// runtime stops keeping it for its write, and its next write is kept again. Returns the reference the
+    /// runtime held, to let go of once the graph is free. Called while the graph is held. Does nothing for an
+    /// instance the runtime keeps anyway (`keepAlive`), for other atoms, and while an in-place mutation waits for
+    /// its commit (whose fast path clears every bit): the instance then stays kept, and no write is lost.
+    override func forgetDeclaredWrite() -> RippleNode? {
+        guard let record = declaredInstance, record.keepsWrites, markUnwritten() else { return nil }
+        return record.forgetWrite(of: self)
+    }
+
+    /// Marks a declared instance that nothing wrote yet: its first write asks the runtime to keep it. Called once,
+    /// by the instance's installation, before the node is shared.
+    override func markUnwrittenDeclaration() {
+        exclusively { _ = markUnwritten() }
+    }
+
+    /// Sets `unwrittenDeclaration`, unless an in-place mutation waits for its commit (whose fast path clears every
+    /// bit): returns whether it did. Called while the graph is held, by the store too (an eviction).
+    override func markUnwritten() -> Bool {
+        if pendingWrites & AtomPendingWrites.mutatedInPlace != 0 { return false }
+        pendingWrites |= AtomPendingWrites.unwrittenDeclaration
+        return true
+    }
+
+    /// Writes `value`, the declaration's default evaluated again, and forgets that the instance was written: what
+    /// a declared atom's reset and an override do, in one step of the graph (no other write slips between them,
+    /// which would then not be kept).
+    func writeDefault(_ value: Value) {
+        let released = exclusively { () -> RippleNode? in
+            store(value)
+            return forgetDeclaredWrite()
+        }
+        _ = released  // let go of here, outside the graph
+    }
+
+    /// Makes this declared instance unwritten again without writing it (`AtomFamily.remove(_:)`).
+    func forgetWrite() {
+        let released = exclusively { forgetDeclaredWrite() }
+        _ = released  // let go of here, outside the graph
     }
 
     /// `store` while change hooks are installed: the write, then the change handed to every hook, while the
@@ -341,7 +395,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     private func commitComparingValues() -> Bool {
         if !committedIsCurrent { committed = latest }
         let changed = !AtomObject.compare(&committed, &latest, by: equals)
-        pendingWrites = 0
+        // A declared instance's reset may have marked it unwritten since the write this commit sees: kept.
+        pendingWrites &= AtomPendingWrites.unwrittenDeclaration
         committed = latest
         return changed
     }
@@ -354,6 +409,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     override func externalMutation() {
         exclusively {
+            if _slowPath(pendingWrites & AtomPendingWrites.unwrittenDeclaration != 0) {
+                pendingWrites &= ~AtomPendingWrites.unwrittenDeclaration
+                keepWrittenDeclaration()
+            }
             pendingWrites |= AtomPendingWrites.mutatedInPlace
             announceSourceWrite()
             // Mutated in place: the value before is gone, so the change shows the value after on both sides.
@@ -368,7 +427,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 /// (`AtomObject.commitFromCallback`), whatever its real `Value`: never stored, never read.
 struct ErasedAtomValue {}
 
-/// The bits of an atom's `pendingWrites`, cleared by each commit.
+/// The bits of an atom's `pendingWrites`, cleared by each commit (but `unwrittenDeclaration`).
 @usableFromInline enum AtomPendingWrites {
     /// A write since the last commit stored a value that its comparison found different from `latest`.
     @inlinable static var written: UInt8 { 1 }
@@ -376,6 +435,11 @@ struct ErasedAtomValue {}
     @inlinable static var writtenAgain: UInt8 { 2 }
     /// `Runtime.didMutate` announced an in-place mutation: the commit is a change whatever equality says.
     @inlinable static var mutatedInPlace: UInt8 { 4 }
+    /// Not a write: the atom is a declared instance that nothing wrote since its creation or its reset, which
+    /// its runtime does not keep yet (`AtomObject.storeFirstDeclaredWrite`). No commit clears it: with it set, the
+    /// commit's fast paths, which clear every bit (one write alone, an in-place mutation), are never taken (it is
+    /// never set while an in-place mutation waits), and the slow path keeps it.
+    @inlinable static var unwrittenDeclaration: UInt8 { 8 }
 
     /// Whether the commit of an atom whose `pendingWrites` are `pending` is a change without comparing values: one
     /// write since the last commit (its own comparison found it a change, see `AtomObject.store`), or an in-place

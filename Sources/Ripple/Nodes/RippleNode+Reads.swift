@@ -76,12 +76,12 @@ extension RippleNode {
 
     /// Whether a read outside evaluations of this runtime needs none of the cases `beginReadOutsideEvaluation()`
     /// handles besides Observation's: no evaluation of any runtime on this thread (inside another's, a read
-    /// traps), no async run of this runtime in flight (which may be the reader), no write of an observed property
-    /// waiting (to apply first).
+    /// traps), no async run of any runtime in flight (which may be the reader: of this runtime, tracked; of
+    /// another, a trap), no write of an observed property waiting (to apply first).
     @inlinable @inline(__always)
     final var readsOutsideEvaluationPlainly: Bool {
         UInt(bitPattern: ripple_thread_state_evaluating()) == 0
-            && ripple_counter_load(unownedRuntime.asyncRunsInFlight) == 0
+            && ripple_async_runs_in_flight_load() == 0
             && ripple_pending_observed_writes_load() == 0
     }
 

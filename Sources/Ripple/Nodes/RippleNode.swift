@@ -374,9 +374,10 @@ public class RippleNode {
         if let innermost = EvaluationThreadState.innermost {
             runtime.failForeignRead(nodeLabel: label, evaluating: innermost)
         }
-        if _slowPath(ripple_counter_load(unownedRuntime.asyncRunsInFlight) != 0), let run = AsyncRun.current {
+        if _slowPath(ripple_async_runs_in_flight_load() != 0), let run = AsyncRun.current {
             // Outside any evaluation on this thread, the read may belong to an async derivation's run: only looked
-            // up (a task-local) while the runtime has runs in flight.
+            // up (a task-local) while some runtime has runs in flight. Any runtime's, not only this node's: the run
+            // may be another runtime's, whose body must not read this node (`beginRead(for:)` traps).
             return beginRead(for: run)
         }
         // Before the read: it must not see a value from before the main actor's writes of observed properties.
@@ -550,6 +551,28 @@ public class RippleNode {
     /// Whether `runtime.snapshot()` leaves this node out and lists it as skipped: true only for an atom that
     /// opted out. Called while the graph is held.
     var isSkippedBySnapshots: Bool { false }
+
+    /// Asks the runtime's declarations to keep this declared instance, written for the first time (or since its
+    /// reset): a write must not be lost when nobody holds the node. Lets go of the members the family's eviction
+    /// policy gives up for it. Called while the graph is held.
+    final func keepWrittenDeclaration() {
+        let evicted = declaredInstance?.keepWritten(self)
+        _ = evicted  // released here: their records take them out of the store and queue their release hooks
+    }
+
+    /// Makes a declared atom instance unwritten again (`AtomObject`); nil for other nodes.
+    func forgetDeclaredWrite() -> RippleNode? {
+        nil
+    }
+
+    /// Marks a declared atom instance as not written yet (`AtomObject`); nothing for other nodes.
+    func markUnwrittenDeclaration() {}
+
+    /// Marks a declared atom instance as not written since, while the graph is held, if it can (`AtomObject`);
+    /// false for other nodes.
+    func markUnwritten() -> Bool {
+        false
+    }
 
     /// Writes back a value captured by ``captureValue()`` of this same node, as a write. Called while the graph
     /// is held, inside the restore's batch.

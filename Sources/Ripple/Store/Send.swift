@@ -20,7 +20,9 @@ public struct Send<Action: Sendable>: Sendable {
         self.deliver = deliver
     }
 
-    /// Sends `action` to the store, unless the run that called it was cancelled.
+    /// Sends `action` to the store, unless the run it belongs to was cancelled: whichever thread or task calls it
+    /// (a completion handler, a dispatch queue), it asks the run, not the calling task. An action the run sent
+    /// before its cancellation that the store had not reduced yet is dropped too.
     ///
     /// ```swift
     /// return .run { send in send(.loaded(try await load())) }
@@ -28,7 +30,6 @@ public struct Send<Action: Sendable>: Sendable {
     ///
     /// Threading: from any thread or task.
     public func callAsFunction(_ action: Action) {
-        if Task.isCancelled { return }
         deliver(action)
     }
 }

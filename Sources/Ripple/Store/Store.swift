@@ -69,9 +69,12 @@ public final class Store<State: Sendable, Action: Sendable> {
 
     // Guards everything below; held only for a few stores, never while touching the graph or running user code.
     // The properties it guards skip the dynamic exclusivity checks: the lock already makes each access exclusive.
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     /// The actions sent while another thread was reducing, not yet reduced, from `queueHead` on.
     @exclusivity(unchecked) private var queue: [Action] = []
+    /// The run that sent each action of `queue` (nil for `send(_:)`'s callers), at the same index. An array of its
+    /// own: an array of pairs would make generic code build the pair's type at run time on every send.
+    @exclusivity(unchecked) private var queueRuns: [RunCancellation?] = []
     @exclusivity(unchecked) private var queueHead = 0
     /// `queue.count - queueHead`, kept apart so that the usual case (nothing queued) touches no generic array.
     @exclusivity(unchecked) private var queued = 0
@@ -87,10 +90,13 @@ public final class Store<State: Sendable, Action: Sendable> {
     @exclusivity(unchecked) private var runsByID: [WorkID: Set<UInt64>] = [:]
     @exclusivity(unchecked) private var lastRun: UInt64 = 0
 
-    /// A run in flight: its task once created, whether it was cancelled, its ids and the action that started it.
+    /// A run in flight: its task once created, whether it was cancelled (under the store's lock, for the task made
+    /// after), its ids and the action that started it.
     private struct RunningWork {
         var task: Task<Void, Never>?
         var isCancelled = false
+        /// What the run's sends consult, apart from the store's lock (see ``RunCancellation``).
+        var cancellation: RunCancellation
         var ids: [WorkID]
         var origin: Action
     }
@@ -274,9 +280,18 @@ public final class Store<State: Sendable, Action: Sendable> {
     /// reducing thread reduces it and `send` returns at once.
     public func send(_ action: Action) {
         if let parentLink { return parentLink.send(action) }
+        send(action, from: nil)
+    }
+
+    /// `send(_:)` of an action that `run` sent, or a caller's (`run` nil). The reducing thread drops the actions
+    /// of a run cancelled before their turn: it is the only thread that cancels runs while it reduces (a
+    /// reduction's work does), so a run it finds not cancelled stays so until its action is reduced.
+    @inline(__always)
+    private func send(_ action: Action, from run: RunCancellation?) {
         let drains = lock.withLock {
             if draining {
                 queue.append(action)
+                queueRuns.append(run)
                 queued += 1
                 return false
             }
@@ -284,9 +299,11 @@ public final class Store<State: Sendable, Action: Sendable> {
             return true
         }
         guard drains else { return }
-        reduce(action)
+        if run?.isCancelled != true { reduce(action) }
         while hasQueued() {
-            reduce(takeQueued())
+            var run: RunCancellation?
+            let action = takeQueued(run: &run)
+            if run?.isCancelled != true { reduce(action) }
         }
     }
 
@@ -299,14 +316,17 @@ public final class Store<State: Sendable, Action: Sendable> {
         }
     }
 
-    /// The oldest queued action, removed; there is one (`hasQueued()`), and only the draining thread takes them.
-    private func takeQueued() -> Action {
+    /// The oldest queued action, removed, and the run that sent it in `run`; there is one (`hasQueued()`), and only
+    /// the draining thread takes them.
+    private func takeQueued(run: inout RunCancellation?) -> Action {
         lock.withLock {
             let action = queue[queueHead]
+            run = queueRuns[queueHead]
             queueHead += 1
             queued -= 1
             if queued == 0 {
                 queue.removeAll(keepingCapacity: true)
+                queueRuns.removeAll(keepingCapacity: true)
                 queueHead = 0
             }
             return action
@@ -320,9 +340,12 @@ public final class Store<State: Sendable, Action: Sendable> {
         start(work, origin: action)
     }
 
-    /// An action sent by work: reduced, or handed to the test store.
-    private func deliverFromWork(_ action: Action) {
-        if let hooks { hooks.receive(action) } else { send(action) }
+    /// An action sent by work (by `run`, or by a reduction's `.send` when nil): reduced, or handed to the test
+    /// store; nothing once `run` is cancelled.
+    private func deliverFromWork(_ action: Action, from run: RunCancellation? = nil) {
+        guard let hooks else { return send(action, from: run) }
+        guard let run else { return hooks.receive(action) }
+        run.deliverUnlessCancelled { hooks.receive(action) }
     }
 
     // MARK: Work
@@ -343,14 +366,15 @@ public final class Store<State: Sendable, Action: Sendable> {
     }
 
     private func launch(_ run: Work<Action>.Run, origin: Action) {
+        let cancellation = RunCancellation()
         let number = lock.withLock {
             lastRun &+= 1
-            runs[lastRun] = RunningWork(ids: run.ids, origin: origin)
+            runs[lastRun] = RunningWork(cancellation: cancellation, ids: run.ids, origin: origin)
             for id in run.ids { runsByID[id, default: []].insert(lastRun) }
             return lastRun
         }
         hooks?.runsChanged()
-        let send = Send<Action> { [weak self] action in self?.deliverFromWork(action) }
+        let send = Send<Action> { [weak self] action in self?.deliverFromWork(action, from: cancellation) }
         let operation = run.operation
         let task = Task(priority: run.priority) { [weak self] in
             await operation(send)
@@ -376,15 +400,20 @@ public final class Store<State: Sendable, Action: Sendable> {
         hooks?.runsChanged()
     }
 
+    /// Cancels the runs tagged with `id`: their sends do nothing from now on, then their tasks are cancelled.
+    /// Called by the reducing thread (a reduction's work), which drops their queued actions.
     private func cancelRuns(_ id: WorkID) {
-        let tasks = lock.withLock {
+        let cancelled = lock.withLock {
             let numbers = runsByID.removeValue(forKey: id) ?? []
-            return numbers.compactMap { number -> Task<Void, Never>? in
+            return numbers.compactMap { number -> (RunCancellation, Task<Void, Never>?)? in
                 runs[number]?.isCancelled = true
-                return runs[number]?.task
+                return runs[number].map { ($0.cancellation, $0.task) }
             }
         }
-        for task in tasks { task.cancel() }
+        for (cancellation, task) in cancelled {
+            cancellation.cancel()
+            task?.cancel()
+        }
     }
 
     /// The actions whose work is still running, one per run, oldest first: what the test store reports.
@@ -423,9 +452,9 @@ extension Equatable {
     }
 }
 
-// Every mutable stored property (`queue`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`, `runs`,
-// `runsByID`, `lastRun`) is read and written only inside `lock.withLock`. The state lives in an atom, or (a scoped
-// store) in a derivation of the parent's state, both safe to share when `State` is Sendable; the reducer, the hooks
-// and a scoped store's parent link are `Sendable` values set once by the initializer; the reducer runs on one
+// Every mutable stored property (`queue`, `queueRuns`, `queueHead`, `queued`, `draining`, `fields`, `recentFields`,
+// `runs`, `runsByID`, `lastRun`) is read and written only inside `lock.withLock`. The state lives in an atom, or (a
+// scoped store) in a derivation of the parent's state, both safe to share when `State` is Sendable; the reducer, the
+// hooks and a scoped store's parent link are `Sendable` values set once by the initializer; the reducer runs on one
 // thread at a time (the one `draining` admits). So sharing the store between threads is safe.
 extension Store: @unchecked Sendable {}

@@ -99,10 +99,10 @@ extension TrackedValue where Self: Sendable, Value: Sendable {
     }
 }
 
-/// The values a ``ChangeRecording`` holds, and the one task waiting for the next, under a spin lock: values are
+/// The values a ``ChangeRecording`` holds, and the one task waiting for the next, under a lock: values are
 /// appended inside flushes (the graph held), taken by the waiting task, which must never wait for the graph.
 final class ChangeLog<Value: Sendable> {
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var values: [Value] = []
     /// Index of the oldest value not taken: the front of the queue, without shifting the array at each take.
     private var head = 0
@@ -159,5 +159,5 @@ final class ChangeLog<Value: Sendable> {
     }
 }
 
-// Every stored property is touched only under the spin lock; values are Sendable.
+// Every stored property is touched only under the lock; values are Sendable.
 extension ChangeLog: @unchecked Sendable {}

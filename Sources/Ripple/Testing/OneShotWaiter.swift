@@ -1,10 +1,10 @@
 /// One waiting task of ``ChangeRecording/next(timeout:)`` or ``waitUntil(timeout:in:fileID:line:_:)``: a
 /// continuation finished once, by whichever comes first of the awaited event (inside a flush, while the graph is
 /// held), the timeout, or the task's cancellation handler. The handler must not wait for the graph, so everything
-/// goes through a spin lock around a few stores. An outcome that comes before the continuation is installed is
+/// goes through a lock around a few stores. An outcome that comes before the continuation is installed is
 /// kept and delivered when it is.
 final class OneShotWaiter<Value: Sendable> {
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var continuation: CheckedContinuation<Value, any Error>?
     private var early: Result<Value, any Error>?
     private var finished = false
@@ -60,5 +60,5 @@ final class OneShotWaiter<Value: Sendable> {
     }
 }
 
-// Every stored property is touched only under the spin lock; the continuation is resumed once, outside it.
+// Every stored property is touched only under the lock; the continuation is resumed once, outside it.
 extension OneShotWaiter: @unchecked Sendable {}

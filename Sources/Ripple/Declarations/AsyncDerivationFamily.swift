@@ -140,7 +140,10 @@ public final class AsyncDerivationFamily<Key: Hashable & Sendable, Value: Sendab
     }
 }
 
-extension AsyncDerivationFamily: FamilyDeclaration {}
+extension AsyncDerivationFamily: FamilyDeclaration {
+    /// Derivations are never written: the family keeps no member for a write.
+    var writtenLimit: Int? { nil }
+}
 
 extension DeclarationMaker {
     /// Declares a family of async derivations: one instance per key per runtime (an ``AsyncDerivation``), whose

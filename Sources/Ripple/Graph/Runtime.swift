@@ -82,6 +82,13 @@ public final class Runtime {
     /// held, like `state`.
     var changeHooks: [ChangeHook.Registration] = []
 
+    /// The writes of the open transactions, to roll back or to report once the outermost commits
+    /// (Transaction.swift). Touched only while the graph is held.
+    var transactionJournal = TransactionJournal()
+
+    /// The undo histories recording in this runtime, told when a thread's outermost batch ends (UndoHistory.swift).
+    let undoRecorders = UndoRecorders()
+
     /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
     /// read checks it (one relaxed load) before looking for the run it may belong to, a task-local lookup that
     /// synchronous code should not pay for.

@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
         .library(name: "RippleTesting", targets: ["RippleTesting"]),
+        .library(name: "RippleUndoManager", targets: ["RippleUndoManager"]),
         .executable(name: "ripple-demo", targets: ["RippleDemo"]),
         .executable(name: "ripple-bench", targets: ["RippleBench"]),
     ],
@@ -48,6 +49,13 @@ let package = Package(
             dependencies: ["Ripple"],
             path: "Sources/RippleTesting"
         ),
+        // The bridge from an UndoHistory to Foundation's UndoManager: its own library, so that the core module
+        // does not depend on Foundation.
+        .target(
+            name: "RippleUndoManager",
+            dependencies: ["Ripple"],
+            path: "Sources/RippleUndoManager"
+        ),
         .executableTarget(
             name: "RippleDemo",
             dependencies: ["Ripple"],
@@ -75,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes"],
+            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes", "RippleUndoManager"],
             path: "Tests/RippleTests"
         ),
     ],

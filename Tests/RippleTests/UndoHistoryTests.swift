@@ -278,3 +278,41 @@ import Ripple
         #expect(final.reduce(0, +) == writers * writesPerWriter - netUndone)
     }
 }
+
+#if canImport(Foundation) && canImport(Darwin)  // UndoManager: Apple's Foundation only
+import RippleUndoManager
+
+/// The Foundation bridge: each step is an action of the manager, named by its label, and the manager's undo and
+/// redo drive the history.
+@Suite struct UndoManagerBridgeTests {
+    @Test func theManagersUndoAndRedoDriveTheHistory() {
+        withIsolatedRuntime {
+            let text = atom("", label: "text")
+            let history = UndoHistory()
+            let manager = UndoManager()
+            let bridge = UndoManagerBridge(history: history, manager: manager)
+            history.group("Type") { text.value = "Hello" }
+            history.group("Clear") { text.value = "" }
+            #expect(manager.canUndo)
+            #expect(manager.undoActionName == "Clear")
+            manager.undo()
+            #expect(text.value == "Hello")
+            #expect(manager.undoActionName == "Type")
+            #expect(manager.redoActionName == "Clear")
+            manager.undo()
+            #expect(text.value == "")
+            #expect(!manager.canUndo)
+            manager.redo()
+            #expect(text.value == "Hello")
+            manager.redo()
+            #expect(text.value == "")
+            #expect((history.undoCount, history.redoCount) == (2, 0))
+            manager.undo()
+            text.value = "new"  // a new step: the redo stacks of both are cleared
+            #expect(!manager.canRedo)
+            #expect(history.redoCount == 0)
+            withExtendedLifetime(bridge) {}
+        }
+    }
+}
+#endif

@@ -53,8 +53,9 @@ extension Runtime {
     ///     let log = Effect { print("balance", balance.value) }    // prints "balance 100"
     ///     do {
     ///         try runtime.transaction {
-    ///             balance.value -= 150
-    ///             if balance.value < 0 { throw Invalid() }
+    ///             let next = balance.value - 150
+    ///             balance.value = next
+    ///             if next < 0 { throw Invalid() }             // the effect does not run
     ///         }
     ///     } catch {
     ///         print("rolled back:", balance.value)                // prints "rolled back: 100"

@@ -150,8 +150,8 @@ public final class UndoHistory {
     private let redoLabelNode: Derivation<String?>
     private let undoCountNode: Derivation<Int>
     private let redoCountNode: Derivation<Int>
-    /// Called with each step closed onto a stack (the Foundation bridge registers it with an `UndoManager`).
-    private var stepObservers: [@Sendable (UndoHistory, OpenUndoStep.Kind) -> Void] = []
+    /// Called with each new step closed onto a stack (the Foundation bridge registers it with an `UndoManager`).
+    private var stepObservers: [@Sendable (StepDestination, String?) -> Void] = []
 
     /// A history recording every change of `runtime`'s atoms from now on.
     ///
@@ -281,7 +281,8 @@ public final class UndoHistory {
 
     /// The estimate of the bytes the recorded values of the undo and redo steps hold: each value's inline size,
     /// plus a string's UTF-8 bytes or a collection's elements, plus a fixed cost per change. Copy-on-write
-    /// storage shared with the atoms is counted as if it were not shared. Not tracked.
+    /// storage shared with the atoms is counted as if it were not shared. Not tracked. With a bound on bytes
+    /// (``Limit/bytes``) the history keeps the sum as it goes; without one, reading this adds up every step.
     ///
     /// ```swift
     /// import Ripple
@@ -289,7 +290,14 @@ public final class UndoHistory {
     /// let history = UndoHistory()
     /// print(history.estimatedBytes)               // prints "0"
     /// ```
-    public var estimatedBytes: Int { lock.withLock { bytesKept } }
+    public var estimatedBytes: Int {
+        lock.withLock {
+            if limit.bytes != nil { return bytesKept }
+            return (undoStack + redoStack).reduce(0) { total, step in
+                step.entries.reduce(total) { $0 + $1.estimatedBytes }
+            }
+        }
+    }
 
     // MARK: Grouping
 
@@ -509,7 +517,9 @@ public final class UndoHistory {
         open = nil
         ripple_counter_add(runtime.pendingHooksCount, -1)
         let now = ContinuousClock.now
-        let bytes = step.entries.reduce(0) { $0 + $1.estimatedBytes }
+        // The estimate asks each value's type (dynamic casts, about a microsecond a change): made only under a
+        // bound on bytes; without one, ``estimatedBytes`` adds the steps up when asked.
+        let bytes = limit.bytes == nil ? 0 : step.entries.reduce(0) { $0 + $1.estimatedBytes }
         switch step.kind {
         case .record:
             if step.entries.isEmpty { return currentStatus() }
@@ -520,6 +530,9 @@ public final class UndoHistory {
                 undoStack[undoStack.count - 1].entries += step.entries
                 undoStack[undoStack.count - 1].finished = now
                 undoStack[undoStack.count - 1].bytes += bytes
+                bytesKept += bytes
+                trim()
+                return currentStatus()  // merged: no new step to tell the observers about
             } else {
                 undoStack.append(
                     UndoStep(
@@ -536,7 +549,7 @@ public final class UndoHistory {
         }
         bytesKept += bytes
         trim()
-        for observer in stepObservers { observer(self, step.kind) }
+        for observer in stepObservers { observer(step.kind == .undo ? .redoStack : .undoStack, step.label) }
         return currentStatus()
     }
 
@@ -564,9 +577,23 @@ public final class UndoHistory {
         if let new { status.value = new }
     }
 
-    /// Registers `observer`, called (under the history's lock, while a batch of the runtime may be held) with each
-    /// step closed onto a stack: `.record` and `.redo` onto the undo stack, `.undo` onto the redo stack.
-    func observeSteps(_ observer: @escaping @Sendable (UndoHistory, OpenUndoStep.Kind) -> Void) {
+    /// The stack a new step went onto: the undo stack (a recorded step, or one redone), or the redo stack (one
+    /// undone). For the Foundation bridge (RippleUndoManager), not API.
+    @_spi(UndoManagerBridge)
+    public enum StepDestination: Sendable {
+        /// The step can be undone.
+        case undoStack
+        /// The step can be redone.
+        case redoStack
+    }
+
+    /// Registers `observer`, called with each new step closed onto a stack, and its label (a step merged into the
+    /// one before by coalescing is not new). It is called on the thread whose batch made the step, under the
+    /// history's lock: it must not call back into the history. For the Foundation bridge, not API.
+    ///
+    /// - Parameter observer: receives the step's stack and label.
+    @_spi(UndoManagerBridge)
+    public func observeSteps(_ observer: @escaping @Sendable (StepDestination, String?) -> Void) {
         lock.withLock { stepObservers.append(observer) }
     }
 }

@@ -229,6 +229,25 @@ import Ripple
         }
     }
 
+    @Test func writesThatEffectsMakeInReactionBelongToTheStepThatTriggeredThem() {
+        withIsolatedRuntime {
+            let celsius = atom(0, label: "celsius")
+            let fahrenheit = atom(32, label: "fahrenheit")
+            let mirror = Effect { fahrenheit.value = celsius.value * 9 / 5 + 32 }
+            let history = UndoHistory()
+            celsius.value = 100
+            #expect(fahrenheit.value == 212)
+            #expect(history.undoCount == 1)
+            history.undo()
+            #expect((celsius.value, fahrenheit.value) == (0, 32))
+            #expect((history.undoCount, history.redoCount) == (0, 1))
+            history.redo()
+            #expect((celsius.value, fahrenheit.value) == (100, 212))
+            #expect((history.undoCount, history.redoCount) == (1, 0))
+            withExtendedLifetime(mirror) {}
+        }
+    }
+
     @Test func releasingTheHistoryStopsTheRecording() {
         withIsolatedRuntime {
             let count = atom(0)

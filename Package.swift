@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "RippleTesting", targets: ["RippleTesting"]),
         .library(name: "RipplePersistence", targets: ["RipplePersistence"]),
         .library(name: "RippleSQLite", targets: ["RippleSQLite"]),
+        .library(name: "RippleUndoManager", targets: ["RippleUndoManager"]),
     ],
     dependencies: [
         // SQLite for RippleSQLite only: SwiftPM builds GRDB for the targets that import it, so an app that uses
@@ -94,6 +95,13 @@ let package = Package(
             dependencies: ["RipplePersistence", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/RippleSQLite"
         ),
+        // The bridge from an UndoHistory to Foundation's UndoManager: its own library, so that the core module
+        // does not depend on Foundation.
+        .target(
+            name: "RippleUndoManager",
+            dependencies: ["Ripple"],
+            path: "Sources/RippleUndoManager"
+        ),
         // The child process of the persistence tests: writes growing values until killed, or increments a
         // SQLite-stored counter, so that the tests can kill it or race two of them.
         .executableTarget(
@@ -128,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes"],
+            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes", "RippleUndoManager"],
             path: "Tests/RippleTests"
         ),
         .testTarget(

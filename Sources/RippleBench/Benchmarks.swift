@@ -154,6 +154,7 @@ func catalogue() -> [Benchmark] {
     benchmarks.append(contentsOf: threadBenchmarks())
     benchmarks.append(contentsOf: asyncBenchmarks())
     benchmarks.append(snapshotBenchmark())
+    benchmarks.append(undoBenchmark())
     benchmarks.append(storeBenchmark())
     benchmarks.append(declaredBenchmark())
     benchmarks.append(contentsOf: listsBenchmarks())
@@ -346,6 +347,34 @@ private func snapshotBenchmark() -> Benchmark {
             "capture \(format(figures.captureMilliseconds)) ms (\(format(figures.captureMilliseconds * 1e6 / Double(count)))"
                 + " ns/atom), restore \(format(figures.restoreMilliseconds)) ms (all \(count) changed, one effect run),"
                 + " \(format(figures.bytesPerAtom)) B/atom held")
+    }
+}
+
+/// Undo (Swift only): a write's cost without a history, after one was released, and with one attached (a step per
+/// write, and inside one batch); one undo of a step of 10,000 atoms against restoring a snapshot. The Swift column
+/// is the undo; the rest is in the notes and figures.
+private func undoBenchmark() -> Benchmark {
+    Benchmark(id: "undo", group: "undo", title: "undo 10k atoms") { row, options in
+        row.observationNote = "not applicable"
+        guard options.swift else { return }
+        let figures = RippleUndo.run(samples: options.samples(RippleUndo.defaultSamples))
+        row.swiftMilliseconds = figures.undoMilliseconds
+        row.failures += figures.failures.map { "Swift: \($0)" }
+        row.figures["undoMilliseconds"] = figures.undoMilliseconds
+        row.figures["restoreMilliseconds"] = figures.restoreMilliseconds
+        row.figures["plainWriteNs"] = figures.plainWriteNanoseconds
+        row.figures["releasedHistoryWriteNs"] = figures.releasedHistoryWriteNanoseconds
+        row.figures["recordedStepWriteNs"] = figures.recordedStepWriteNanoseconds
+        row.figures["plainBatchedWriteNs"] = figures.plainBatchedWriteNanoseconds
+        row.figures["recordedBatchedWriteNs"] = figures.recordedBatchedWriteNanoseconds
+        row.notes.append(
+            "undo \(format(figures.undoMilliseconds)) ms vs restore \(format(figures.restoreMilliseconds)) ms"
+                + " (10,000 atoms changed, one effect run each); per write: no history"
+                + " \(format(figures.plainWriteNanoseconds)) ns, history released"
+                + " \(format(figures.releasedHistoryWriteNanoseconds)) ns, history attached (a step per write)"
+                + " \(format(figures.recordedStepWriteNanoseconds)) ns; in one batch: no history"
+                + " \(format(figures.plainBatchedWriteNanoseconds)) ns, history"
+                + " \(format(figures.recordedBatchedWriteNanoseconds)) ns")
     }
 }
 

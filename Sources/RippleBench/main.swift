@@ -6,9 +6,10 @@
 //
 // NAME is a row id (K1, cellx-1000, dynamic-3-5x500, propagate-10x100, chain,
 // create-atoms, memory-grid, threads-derived-2, ...) or a group (kairo, cellx,
-// dynamic, propagate, chain, create, memory, threads, async, snapshot, store, lists); repeat --shape
-// to run several (in the catalogue's order). Every expected value
-// and counter is checked; a failed check makes the run exit with status 1.
+// dynamic, propagate, chain, create, memory, threads, async, snapshot, undo,
+// store, lists, persistence); repeat --shape to run several (in the
+// catalogue's order). Every expected value and counter is checked; a failed
+// check makes the run exit with status 1.
 // --columns picks what to run (all four by default), for profiling one of
 // them. --compare prints the table of scripts/bench-compare from the reports
 // it saved in DIR (see Compare.swift). With RIPPLE_BENCH_TRACKS_OBSERVABLE_READS set,

@@ -90,7 +90,7 @@ extension Runtime {
             changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(declarations)) { change in
                 change.atom.declaredInstance?.reportUpdate(old: change.oldValue, new: change.newValue)
             })
-            state.pointee.changeHookCount = changeHooks.count
+            updateChangeHookCount()
         }
     }
 

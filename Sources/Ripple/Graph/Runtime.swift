@@ -82,6 +82,13 @@ public final class Runtime {
     /// held, like `state`.
     var changeHooks: [ChangeHook.Registration] = []
 
+    /// The writes of the open transactions, to roll back or to report once the outermost commits
+    /// (Transaction.swift). Touched only while the graph is held.
+    var transactionJournal = TransactionJournal()
+
+    /// The undo histories recording in this runtime, told when a thread's outermost batch ends (UndoHistory.swift).
+    let undoRecorders = UndoRecorders()
+
     /// How many async derivation runs of this runtime have a task in flight (`AsyncRun`), counted atomically. A
     /// declaration's read outside evaluations checks it (one relaxed load) before it reads without the node, which
     /// a run's read needs for its tracking. A node's read checks the count over every runtime instead

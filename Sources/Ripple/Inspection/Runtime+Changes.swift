@@ -203,7 +203,7 @@ extension Runtime {
         let hook = ChangeHook(runtime: self)
         batch {
             changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(hook), body: body))
-            state.pointee.changeHookCount = changeHooks.count
+            updateChangeHookCount()
         }
         return hook
     }
@@ -241,13 +241,22 @@ extension Runtime {
         batch {
             guard let index = changeHooks.firstIndex(where: { $0.id == id }) else { return }
             changeHooks.remove(at: index)
-            state.pointee.changeHookCount = changeHooks.count
+            updateChangeHookCount()
         }
     }
 
     /// Hands `change` to every installed hook, in installation order. Called while the graph is held. Iterates a
     /// copy: a hook may cancel itself, or install another, while it runs.
     func reportChange(_ change: AtomChange) {
+        // Inside a transaction, the change waits in its journal until the outermost transaction commits (a
+        // rollback drops it): no hook sees a write that may still be undone (Transaction.swift).
+        if _slowPath(transactionJournal.depth != 0) { return transactionJournal.record(change) }
         for hook in changeHooks { hook.body(change) }
+    }
+
+    /// Sets the count an atom's write tests (`RuntimeState.changeHookCount`): the hooks installed, plus one while a
+    /// transaction is open, whose journal needs every change with its value before. Called while the graph is held.
+    func updateChangeHookCount() {
+        state.pointee.changeHookCount = changeHooks.count + (transactionJournal.depth != 0 ? 1 : 0)
     }
 }

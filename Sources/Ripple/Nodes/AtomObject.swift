@@ -351,6 +351,12 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         store(unsafeDowncast(captured, to: CapturedAtomValue<Value>.self).value)
     }
 
+    override func writeBack(_ value: Any) {
+        // `value` came from an `AtomChange` of this atom (Transaction.swift, UndoHistory.swift), which holds the
+        // atom's `Value` as `Any`.
+        store(value as! Value)
+    }
+
     override func commit() -> Bool {
         // The commit callback makes this test itself for a value of plain bytes (`commitFromCallback`), and
         // calls here only when it fails. Otherwise the values are compared, out of line. A value of plain bytes is

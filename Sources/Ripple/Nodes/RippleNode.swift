@@ -579,6 +579,13 @@ public class RippleNode {
     func restoreValue(_ captured: CapturedValue) {
         preconditionFailure("Ripple: internal error: restoreValue(_:) called on \(label), which is not an atom.")
     }
+
+    /// Writes back `value`, a value this same node reported in an ``AtomChange`` (a transaction's rollback, an
+    /// undo), as a write: through the same path as a setter, so that the change log, the commit and every
+    /// listener see an ordinary write. Called while the graph is held.
+    func writeBack(_ value: Any) {
+        preconditionFailure("Ripple: internal error: writeBack(_:) called on \(label), which is not an atom.")
+    }
 }
 
 /// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor

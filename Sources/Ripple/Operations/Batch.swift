@@ -114,6 +114,9 @@ extension Runtime {
     @usableFromInline @inline(never)
     func runPendingHooks() {
         declarations.runHooksIfOutermost()
+        // The counter also counts the undo steps open in this runtime (UndoRecorders): a step ends with the
+        // outermost batch of the thread that opened it.
+        undoRecorders.batchEnded()
     }
 
     /// Traps for a batch's begin or end that the engine refused with `status`.

@@ -133,7 +133,7 @@ public final class UndoHistory {
     /// ```
     public let coalescingWindow: Duration
 
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var undoStack: [UndoStep] = []
     private var redoStack: [UndoStep] = []
     private var open: OpenUndoStep?

@@ -10,7 +10,7 @@ final class UndoRecorders {
         weak var history: UndoHistory?
     }
 
-    private let lock = SpinLock()
+    private let lock = ParkingLock()
     private var histories: [WeakHistory] = []
 
     deinit { lock.deallocate() }

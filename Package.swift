@@ -15,8 +15,10 @@ let package = Package(
     products: [
         .library(name: "Ripple", targets: ["Ripple"]),
         .library(name: "RippleTesting", targets: ["RippleTesting"]),
+        .library(name: "RippleInspector", targets: ["RippleInspector"]),
         .executable(name: "ripple-demo", targets: ["RippleDemo"]),
         .executable(name: "ripple-bench", targets: ["RippleBench"]),
+        .executable(name: "ripple-inspector-sample", targets: ["RippleInspectorSample"]),
     ],
     targets: [
         .target(
@@ -48,9 +50,22 @@ let package = Package(
             dependencies: ["Ripple"],
             path: "Sources/RippleTesting"
         ),
+        // The inspector page (one self-contained HTML file): its own library because it writes the file with
+        // Foundation, which the core module does not import.
+        .target(
+            name: "RippleInspector",
+            dependencies: ["Ripple"],
+            path: "Sources/RippleInspector"
+        ),
+        // The sessions scripts/inspector-check opens in a browser: a known one, and a 10,000-write one to time.
+        .executableTarget(
+            name: "RippleInspectorSample",
+            dependencies: ["Ripple", "RippleInspector"],
+            path: "Sources/RippleInspectorSample"
+        ),
         .executableTarget(
             name: "RippleDemo",
-            dependencies: ["Ripple"],
+            dependencies: ["Ripple", "RippleInspector"],
             path: "Sources/RippleDemo"
         ),
         // The benchmark (scripts/bench, the ripple-bench product): the shapes
@@ -75,7 +90,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes"],
+            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes", "RippleInspector"],
             path: "Tests/RippleTests"
         ),
     ],

@@ -138,8 +138,8 @@ public final class CausalTrace {
         case .write:
             let site = event.site.map { " (\($0))" } ?? ""
             return "write \(event.node)\(site) \(event.previousValue ?? "…") → \(value)"
-        case .commit:
-            return "\(event.node) written back: no change"
+        case .commit:  // render() shows only a write back; the inspector page lists the others too
+            return event.changed ? "commit \(event.node) → \(value)" : "\(event.node) written back: no change"
         case .recompute:
             guard let cause = event.cause else { return "\(event.node) computed → \(value)\(equal)" }
             return "\(event.node) recomputed: \(cause) changed → \(value)\(equal)"

@@ -18,10 +18,13 @@
 // `-Xcc -DRIPPLE_SYNC_C11` alone compiles the C11 layer but cannot change what
 // this manifest links.
 //
-// Products are what an app links: Ripple and RippleTesting. The demo and the
-// benchmark are executable targets, which SwiftPM makes runnable in this
-// package only (`swift run ripple-demo`, scripts/bench) and never shows to a
-// package that depends on Ripple.
+// Products are what an app links: Ripple and RippleTesting, and the optional
+// modules that bring a dependency the core must not carry (Foundation, GRDB):
+// RipplePersistence, RippleSQLite, RippleUndoManager, RippleInspector. The
+// demo, the benchmark and the inspector's sample are executable targets, which
+// SwiftPM makes runnable in this package only (`swift run ripple-demo`,
+// scripts/bench, scripts/inspector-check) and never shows to a package that
+// depends on Ripple.
 import PackageDescription
 
 let syncC11 = Context.environment["RIPPLE_SYNC_C11"].map { !$0.isEmpty && $0 != "0" } ?? false
@@ -38,6 +41,7 @@ let package = Package(
         .library(name: "RipplePersistence", targets: ["RipplePersistence"]),
         .library(name: "RippleSQLite", targets: ["RippleSQLite"]),
         .library(name: "RippleUndoManager", targets: ["RippleUndoManager"]),
+        .library(name: "RippleInspector", targets: ["RippleInspector"]),
     ],
     dependencies: [
         // SQLite for RippleSQLite only: SwiftPM builds GRDB for the targets that import it, so an app that uses
@@ -109,9 +113,22 @@ let package = Package(
             dependencies: ["RipplePersistence", "RippleSQLite"],
             path: "Sources/RipplePersistenceProbe"
         ),
+        // The inspector page (one self-contained HTML file): its own library because it writes the file with
+        // Foundation, which the core module does not import.
+        .target(
+            name: "RippleInspector",
+            dependencies: ["Ripple"],
+            path: "Sources/RippleInspector"
+        ),
+        // The sessions scripts/inspector-check opens in a browser: a known one, and a 10,000-write one to time.
+        .executableTarget(
+            name: "ripple-inspector-sample",
+            dependencies: ["Ripple", "RippleInspector"],
+            path: "Sources/RippleInspectorSample"
+        ),
         .executableTarget(
             name: "ripple-demo",
-            dependencies: ["Ripple"],
+            dependencies: ["Ripple", "RippleInspector"],
             path: "Sources/RippleDemo"
         ),
         // The benchmark (scripts/bench, the ripple-bench executable): the shapes
@@ -136,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RippleTests",
-            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes", "RippleUndoManager"],
+            dependencies: ["Ripple", "RippleTesting", "RippleBenchShapes", "RippleUndoManager", "RippleInspector"],
             path: "Tests/RippleTests"
         ),
         .testTarget(

@@ -5,9 +5,12 @@
 //   ripple-demo --graph FILE     the tour, and the cart's dependency graph written
 //                                to FILE in Graphviz DOT while every node of it is
 //                                live (scripts/graph renders it to SVG)
+//
+// The tour of the cart is traced, and its inspector page written to the temporary folder (the tour says where).
 import Dispatch
 import Foundation
 import Ripple
+import RippleInspector
 
 /// Where `--graph` asks for the cart's graph, if it does.
 let graphPath: String? = {
@@ -26,6 +29,8 @@ func step(_ title: String) {
 
 @MainActor func cartDemo() {
     print("Ripple demo: a shopping cart")
+    let trace = CausalTrace()  // for the inspector page at the end
+    Runtime.current.startTracing(trace)
 
     step("atoms hold state; derived values are lazy, so nothing has run yet")
     @Atom(label: "price") var price = 4
@@ -95,6 +100,17 @@ func step(_ title: String) {
     step("cancel(): the display runs its cleanup and stops; then price = 100 runs only the badge")
     display.cancel()
     price = 100
+
+    step("the inspector page: the graph, every write with its causes, the change log, the atoms at each step")
+    let page = FileManager.default.temporaryDirectory.appendingPathComponent("ripple-inspector.html")
+    do {
+        try Runtime.current.writeInspector(to: page, trace: trace)
+        print("  written to \(page.path): open it in a browser")
+    } catch {
+        FileHandle.standardError.write(Data("ripple-demo: cannot write \(page.path): \(error)\n".utf8))
+        exit(1)
+    }
+    Runtime.current.stopTracing()
 
     withExtendedLifetime((badge, logger)) {}
 }

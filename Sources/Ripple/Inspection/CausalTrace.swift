@@ -71,26 +71,19 @@ public final class CausalTrace {
     /// print(trace.render())
     /// ```
     public func render() -> String {
+        let recorded = events
+        let parents = Self.parents(of: recorded)
         var nodes: [(line: String, children: [Int])] = []
         var roots: [Int] = []
-        var lastEvent: [ObjectIdentifier: Int] = [:]
-        var refreshed: Set<ObjectIdentifier> = []
-        for event in events {
-            if event.kind == .commit, event.changed { continue }  // the write stands for it
-            let parent: Int? =
-                switch event.kind {
-                case .write, .refresh: event.within.flatMap { lastEvent[$0] }
-                case .commit: lastEvent[event.nodeID]
-                case .recompute where event.cause == nil && refreshed.contains(event.nodeID):
-                    lastEvent[event.nodeID]  // the refresh stands for its cause
-                case .recompute, .run: event.causeID.flatMap { lastEvent[$0] } ?? event.within.flatMap { lastEvent[$0] }
-                case .result: nil
-                }
-            if event.kind == .refresh { refreshed.insert(event.nodeID) } else { refreshed.remove(event.nodeID) }
-            let index = nodes.count
+        var position: [Int: Int] = [:]  // an event's index in `recorded` -> its line in `nodes`
+        for (index, event) in recorded.enumerated() where !Self.isHidden(event) {
+            position[index] = nodes.count
             nodes.append((Self.line(for: event), []))
-            if let parent { nodes[parent].children.append(index) } else { roots.append(index) }
-            lastEvent[event.nodeID] = index
+            if let parent = parents[index].flatMap({ position[$0] }) {
+                nodes[parent].children.append(nodes.count - 1)
+            } else {
+                roots.append(nodes.count - 1)
+            }
         }
         var lines: [String] = []
         func draw(_ index: Int, prefix: String, branch: String) {
@@ -105,15 +98,48 @@ public final class CausalTrace {
         return lines.joined(separator: "\n")
     }
 
-    private static func line(for event: TraceEvent) -> String {
+    /// A commit that changed something is not shown: the write stands for it.
+    static func isHidden(_ event: TraceEvent) -> Bool {
+        event.kind == .commit && event.changed
+    }
+
+    /// For each event, the index of the event it hangs below (its cause), or nil for a root; hidden events
+    /// (``isHidden(_:)``) are nobody's parent. The rule of ``render()``, shared with ``Runtime/explain(_:since:)``.
+    static func parents(of events: [TraceEvent]) -> [Int?] {
+        var parents: [Int?] = []
+        parents.reserveCapacity(events.count)
+        var lastEvent: [ObjectIdentifier: Int] = [:]
+        var refreshed: Set<ObjectIdentifier> = []
+        for (index, event) in events.enumerated() {
+            if isHidden(event) {
+                parents.append(lastEvent[event.nodeID])
+                continue
+            }
+            let parent: Int? =
+                switch event.kind {
+                case .write, .refresh: event.within.flatMap { lastEvent[$0] }
+                case .commit: lastEvent[event.nodeID]
+                case .recompute where event.cause == nil && refreshed.contains(event.nodeID):
+                    lastEvent[event.nodeID]  // the refresh stands for its cause
+                case .recompute, .run: event.causeID.flatMap { lastEvent[$0] } ?? event.within.flatMap { lastEvent[$0] }
+                case .result: nil
+                }
+            if event.kind == .refresh { refreshed.insert(event.nodeID) } else { refreshed.remove(event.nodeID) }
+            parents.append(parent)
+            lastEvent[event.nodeID] = index
+        }
+        return parents
+    }
+
+    static func line(for event: TraceEvent) -> String {
         let value = event.value ?? "…"
         let equal = event.changed ? "" : " (equal: stops here)"
         switch event.kind {
         case .write:
             let site = event.site.map { " (\($0))" } ?? ""
             return "write \(event.node)\(site) \(event.previousValue ?? "…") → \(value)"
-        case .commit:
-            return "\(event.node) written back: no change"
+        case .commit:  // render() shows only a write back; the inspector page lists the others too
+            return event.changed ? "commit \(event.node) → \(value)" : "\(event.node) written back: no change"
         case .recompute:
             guard let cause = event.cause else { return "\(event.node) computed → \(value)\(equal)" }
             return "\(event.node) recomputed: \(cause) changed → \(value)\(equal)"

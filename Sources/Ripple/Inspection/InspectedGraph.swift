@@ -7,6 +7,9 @@ struct InspectedGraph {
     /// Every live node, in creation order.
     var nodes: [LiveNode]
 
+    /// Each node's identity, in the order of `nodes`: to match the nodes of trace events.
+    var identifiers: [ObjectIdentifier]
+
     /// For each node, the positions of the nodes it read in its last run, in the order it read them. A dependency
     /// whose deinit had begun is left out, as the node itself is.
     var dependencies: [[Int]]
@@ -28,16 +31,19 @@ struct InspectedGraph {
     /// reads it directly or not (downstream), in creation order. Empty when the focus was not live.
     func focusAndItsConnections() -> [Int] {
         guard let focus else { return [] }
-        var shown = Set([focus])
-        for edges in [dependencies, readers] {
-            var reached = Set([focus])
-            var pending = [focus]
-            while let position = pending.popLast() {
-                for next in edges[position] where reached.insert(next).inserted { pending.append(next) }
-            }
-            shown.formUnion(reached)
-        }
+        let shown = Self.closure(from: focus, along: dependencies).union(Self.closure(from: focus, along: readers))
         return shown.sorted()
+    }
+
+    /// `start` and every position reachable from it along `edges` (`dependencies`: upstream; `readers`:
+    /// downstream).
+    static func closure(from start: Int, along edges: [[Int]]) -> Set<Int> {
+        var reached: Set = [start]
+        var pending = [start]
+        while let position = pending.popLast() {
+            for next in edges[position] where reached.insert(next).inserted { pending.append(next) }
+        }
+        return reached
     }
 }
 
@@ -56,6 +62,7 @@ extension Runtime {
             for (position, entry) in retained.enumerated() { positions[Self.key(of: entry.handle)] = position }
             return InspectedGraph(
                 nodes: retained.map { LiveNode(describing: $0.node) },
+                identifiers: retained.map { ObjectIdentifier($0.node) },
                 dependencies: retained.map { entry in
                     dependencyHandles(of: entry.handle, node: entry.node).compactMap { positions[Self.key(of: $0)] }
                 },

@@ -169,6 +169,8 @@ func write(_ text: String, to path: String) throws {
 var manifestTargets: [String] = []
 var table: [String] = []
 let identity = URL(fileURLWithPath: root).lastPathComponent.lowercased()
+/// Ripple's libraries besides the core, which a block gets when it imports them.
+let optionalLibraries = ["RippleTesting", "RipplePersistence", "RippleSQLite", "RippleUndoManager", "RippleInspector"]
 for block in all {
     let options = block.marker.options
     let place = "\(block.file):\(block.line)"
@@ -206,9 +208,15 @@ for block in all {
         try (expected.joined(separator: "\n") + "\n").write(toFile: "\(out)/expected/\(block.target).txt",
                                                               atomically: true, encoding: .utf8)
     }
+    // Ripple always; each optional library the block imports (RippleTesting for every test block too).
+    let imported = Set(code.compactMap { line -> String? in
+        let words = line.split(separator: " ")
+        guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return nil }
+        return String(words[index + 1])
+    })
     var products = [".product(name: \"Ripple\", package: \"\(identity)\")"]
-    if isTest || code.contains(where: { $0.contains("import RippleTesting") }) {
-        products.append(".product(name: \"RippleTesting\", package: \"\(identity)\")")
+    for library in optionalLibraries where imported.contains(library) || (isTest && library == "RippleTesting") {
+        products.append(".product(name: \"\(library)\", package: \"\(identity)\")")
     }
     let kind = isTest ? "testTarget" : "executableTarget"
     let dependencies = products.joined(separator: ", ")

@@ -144,6 +144,44 @@ import Testing
         }
     }
 
+    @Test func writesRolledBackByATransactionThatThrewNameTheAtoms() {
+        struct Invalid: Error {}
+        withIsolatedRuntime {
+            let (name, nameSite) = (atom("", label: "name"), site())
+            let (age, ageSite) = (atom(0, label: "age"), site())
+            let (display, displaySite) = (Effect(label: "display") { _ = (name.value, age.value) }, site())
+            let trace = CausalTrace()
+            Runtime.current.startTracing(trace)
+            #expect(throws: Invalid.self) {
+                try transaction {
+                    name.value = "Ada"
+                    age.value = -1
+                    age.value = -2
+                    throw Invalid()
+                }
+            }
+            let explanation = Runtime.current.explain(display, since: trace)
+            #expect(explanation.reason == .rolledBack(writes: ["name (\(nameSite))", "age (\(ageSite))"]))
+            #expect(explanation.description == """
+                display (\(displaySite)) did not run: the writes of name (\(nameSite)), age (\(ageSite)) were rolled \
+                back by a transaction that threw: its readers saw no change
+                """)
+        }
+    }
+
+    @Test func aReturningTransactionsWritesAreNotRolledBack() {
+        withIsolatedRuntime {
+            let quantity = atom(4, label: "quantity")
+            let (display, displaySite) = (Effect(label: "display") { _ = quantity.value }, site())
+            let trace = CausalTrace()
+            Runtime.current.startTracing(trace)
+            transaction { quantity.value = 5 }
+            #expect(Runtime.current.explain(display, since: trace).description == """
+                display (\(displaySite)) ran; the trace shows: display ran: quantity changed
+                """)
+        }
+    }
+
     @Test func anEffectOnASchedulerIsPendingThere() {
         withIsolatedRuntime {
             let scheduler = ManualScheduler()

@@ -16,7 +16,7 @@
 public struct Explanation: Sendable, Equatable, CustomStringConvertible {
     /// The reason, with the nodes involved, each named by its label and where it was created.
     ///
-    /// More reasons will be added (a write rolled back by a transaction): a `switch` over it needs a `default`.
+    /// More reasons may be added: a `switch` over it needs a `default`.
     public enum Reason: Sendable, Equatable {
         /// It did run or recompute: `cause` is the line ``CausalTrace/render()`` shows for its last run.
         case ran(cause: String)
@@ -31,6 +31,9 @@ public struct Explanation: Sendable, Equatable, CustomStringConvertible {
         case independent(written: [String], reads: [String])
         /// An atom was written back to the value its readers saw: no change.
         case writtenBack(atom: String, value: String)
+        /// The writes upstream were made in a ``Runtime/transaction(_:)`` that threw: it rolled them back, and
+        /// their readers saw no change. `writes` names the atoms rolled back.
+        case rolledBack(writes: [String])
         /// An equality cut-off upstream stopped the change: `node` recomputed to a value equal to its value before.
         case equalityCutOff(node: String, oldValue: String, newValue: String)
         /// A derivation no effect observes (directly or not): it is lazy, and recomputes on its next read.
@@ -67,6 +70,9 @@ public struct Explanation: Sendable, Equatable, CustomStringConvertible {
                 + "\(read) (a read inside untracked { } or of a captured value is no dependency)"
         case .writtenBack(let atom, let value):
             return "\(node) did not run: \(atom) was written back to \(value), the value its readers saw: no change"
+        case .rolledBack(let writes):
+            return "\(node) did not run: the writes of \(writes.joined(separator: ", ")) were rolled back by a "
+                + "transaction that threw: its readers saw no change"
         case .equalityCutOff(let cut, let oldValue, let newValue):
             return "\(node) did not run: an equality cut-off at \(cut) stopped the change "
                 + "(\(oldValue) → \(newValue), equal)"

@@ -87,8 +87,9 @@ private struct ExplanationContext {
             return .independent(written: written, reads: reads)
         }
         let commits = events.filter { $0.kind == .commit && upstreamIDs.contains($0.nodeID) }
-        if !commits.contains(where: \.changed), let back = commits.last {
-            return .writtenBack(atom: name(of: back), value: back.value ?? "…")
+        if !commits.contains(where: \.changed) {
+            if let rolledBack = rolledBackWrites(upstreamOf: upstreamIDs) { return .rolledBack(writes: rolledBack) }
+            if let back = commits.last { return .writtenBack(atom: name(of: back), value: back.value ?? "…") }
         }
         if isLazy(focus) { return .unobserved }
         for (index, event) in events.enumerated().reversed()
@@ -102,8 +103,7 @@ private struct ExplanationContext {
         return .unknown
     }
 
-    /// The writes whose commit has not come: they wait for the end of the batch they were made in. (Where a
-    /// transaction's rollback will be told apart: a rolled-back write is never committed either.)
+    /// The writes whose commit has not come: they wait for the end of the batch they were made in.
     func uncommittedWrites() -> Explanation.Reason? {
         var pending: [String] = []
         for (index, write) in events.enumerated() where write.kind == .write {
@@ -111,6 +111,20 @@ private struct ExplanationContext {
             if !committed, !pending.contains(name(of: write)) { pending.append(name(of: write)) }
         }
         return pending.isEmpty || !batchOpen ? nil : .batchNotEnded(writes: pending)
+    }
+
+    /// The atoms upstream (in `upstreamIDs`) that a transaction rolled back, in the order of their first write;
+    /// nil when none was.
+    func rolledBackWrites(upstreamOf upstreamIDs: Set<ObjectIdentifier>) -> [String]? {
+        // A rollback writes back newest first: the order of the writes themselves is the one their author knows.
+        let rolledBackIDs = Set(events.filter { $0.kind == .write && $0.rollsBack }.map(\.nodeID))
+        var rolledBack: [String] = []
+        for write in events where write.kind == .write && !write.rollsBack && rolledBackIDs.contains(write.nodeID)
+            && upstreamIDs.contains(write.nodeID) && !rolledBack.contains(name(of: write))
+        {
+            rolledBack.append(name(of: write))
+        }
+        return rolledBack.isEmpty ? nil : rolledBack
     }
 
     /// For an async derivation: its last run that a later run started before it delivered, named by the write

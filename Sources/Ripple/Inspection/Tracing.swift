@@ -54,6 +54,9 @@ public struct TraceEvent: Sendable, Equatable {
     public let previousValue: String?
     /// For a write made with ``AtomObject/set(_:fileID:line:)``: where (`"<fileID>:<line>"`).
     public let site: String?
+    /// For a write: true when it is a rollback, a ``Runtime/transaction(_:)`` that threw writing back the value
+    /// from before one of its writes.
+    public let rollsBack: Bool
 }
 
 extension Runtime {
@@ -134,6 +137,7 @@ extension Runtime {
                 causeID: cause.map(ObjectIdentifier.init), within: within, changed: event.changed,
                 value: kind == .run ? nil : node.valueDescription,
                 previousValue: kind == .write ? node.committedValueDescription : nil,
-                site: kind == .write ? state.pointee.writeSite : nil))
+                site: kind == .write ? state.pointee.writeSite : nil,
+                rollsBack: kind == .write && transactionJournal.isRollingBack))
     }
 }

@@ -138,7 +138,7 @@ public final class ChangeHook {
     /// The runtime the hook is installed in, held weakly (``Runtime/onChange(retainingRuntime:_:)`` with false).
     private weak var weakRuntime: Runtime?
 
-    init(runtime: Runtime, retaining: Bool = true) {
+    init(runtime: Runtime, retaining: Bool) {
         self.runtime = retaining ? runtime : nil
         weakRuntime = runtime
     }
@@ -200,12 +200,7 @@ extension Runtime {
     /// Threading: from any thread. Lifetime: the hook keeps this runtime alive; the runtime does not keep the
     /// hook.
     public func onChange(_ body: @escaping @Sendable (AtomChange) -> Void) -> ChangeHook {
-        let hook = ChangeHook(runtime: self)
-        batch {
-            changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(hook), body: body))
-            updateChangeHookCount()
-        }
-        return hook
+        onChange(retainingRuntime: true, body)
     }
 
     /// Installs a change hook as ``onChange(_:)`` does, which keeps this runtime alive only if `retainingRuntime`
@@ -231,7 +226,7 @@ extension Runtime {
         let hook = ChangeHook(runtime: self, retaining: retainingRuntime)
         batch {
             changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(hook), body: body))
-            state.pointee.changeHookCount = changeHooks.count
+            updateChangeHookCount()
         }
         return hook
     }

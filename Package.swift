@@ -10,13 +10,18 @@
 // in unsafeFlags, so that other packages can depend on Ripple.
 //
 // Atomics (Sources/CRipple/sync.h): on Linux the engine uses Concurrency Kit's
-// ck_pr (Debian's libck-dev), found through pkg-config by the CCk system
-// library; elsewhere, where no system ships Concurrency Kit (Apple platforms),
-// it uses C11's <stdatomic.h> with the same orderings. RIPPLE_SYNC_C11=1 in the
-// environment of `swift build` selects the C11 layer on Linux too and drops
-// CCk, so nothing links ck (scripts/test builds and tests both layers);
-// `-Xcc -DRIPPLE_SYNC_C11` alone compiles the C11 layer but cannot change what
-// this manifest links.
+// ck_pr (Debian's libck-dev); elsewhere, where no system ships Concurrency Kit
+// (Apple platforms), it uses C11's <stdatomic.h> with the same orderings.
+// `swift build -Xcc -DRIPPLE_SYNC_C11`, or RIPPLE_SYNC_C11=1 in the
+// environment of `swift build`, selects the C11 layer on Linux too
+// (scripts/test builds and tests both layers). ck_pr is header-only (inline
+// functions and macros): no layer calls into libck, so no target links it and
+// sync.h includes <ck_pr.h> from the compiler's include path (where libck-dev
+// puts it; elsewhere, -Xcc -I<prefix>/include). There is no system-library
+// target with `pkgConfig: "ck"`: SwiftPM adds the pkg-config Libs (-lck) of
+// every system library in a product's dependencies to its link, whatever the
+// sources use, so libck would be a NEEDED entry of every binary, and the
+// manifest cannot see -Xcc to drop it.
 //
 // Products are what an app links: Ripple and RippleTesting, and the optional
 // modules that bring a dependency the core must not carry (Foundation, GRDB):
@@ -49,16 +54,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // Concurrency Kit's headers and library, as pkg-config reports them.
-        .systemLibrary(
-            name: "CCk",
-            path: "Sources/CCk",
-            pkgConfig: "ck",
-            providers: [.apt(["libck-dev"]), .brew(["concurrencykit"])]
-        ),
         .target(
             name: "CRipple",
-            dependencies: syncC11 ? [] : [.target(name: "CCk", condition: .when(platforms: [.linux]))],
             path: ".",
             sources: ["Sources/CRipple"],
             publicHeadersPath: "include",

@@ -6,8 +6,9 @@
  * reader stripes, the ticket words `next` and `turn`, the owner). Two layers
  * implement their operations, with the same orderings:
  *   - Concurrency Kit's ck_pr, each operation with the fence its use needs
- *     (on Linux, where Debian ships it as libck-dev; Package.swift finds it
- *     with pkg-config);
+ *     (on Linux, where Debian ships it as libck-dev). Header-only: ck_pr is
+ *     inline functions and macros, so nothing links libck (Package.swift
+ *     says why it has no pkg-config target);
  *   - C11 atomics, the compiler's __atomic builtins on the same plain words
  *     with <stdatomic.h>'s memory orders and fences (on every other system,
  *     Apple's included, which ship no Concurrency Kit, and on any build given
@@ -76,6 +77,11 @@
 #if defined(RP_SYNC_C11)
 #include <stdatomic.h>
 #else
+#if defined(__has_include)
+#if !__has_include(<ck_pr.h>)
+#error "Concurrency Kit's <ck_pr.h> is not on the include path: install it (apt-get install libck-dev; elsewhere pass -Xcc -I<its prefix>/include), or build the C11 layer (swift build -Xcc -DRIPPLE_SYNC_C11)"
+#endif
+#endif
 #include <ck_pr.h>
 #if defined(__SANITIZE_THREAD__)
 #define RP_SYNC_TSAN 1

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Ripple
@@ -220,9 +219,12 @@ func firstOf(_ operation: @escaping @Sendable () async -> Void, orFailAfter limi
 
 /// True for the first caller of `claim()` only.
 final class Once: Sendable {
-    private let claims = Atomic<Int>(0)
+    private let claimed = Locked(false)
 
     func claim() -> Bool {
-        claims.add(1, ordering: .sequentiallyConsistent).oldValue == 0
+        claimed.withLock { wasClaimed in
+            defer { wasClaimed = true }
+            return !wasClaimed
+        }
     }
 }

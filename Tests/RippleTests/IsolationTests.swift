@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Ripple
 
@@ -65,7 +64,7 @@ import Ripple
     @Test func nonisolatedEffectRunsOnTheWritersThreadBeforeTheWriteReturns() async {
         let runtime = Runtime()
         let count = withIsolatedRuntime(using: runtime) { atom(0) }
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         let effect = withIsolatedRuntime(using: runtime) {
             Effect { let value = count.value; seen.withLock { $0.append(value) } }
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @_spi(Testing) import Ripple
 
@@ -225,14 +224,14 @@ private func check(_ events: [HistoryEvent<AtomsModel>]) -> LinearizabilityVerdi
 
 /// A one-shot gate between two OS threads: `wait` spins (yielding) until `open` has been called.
 private final class Latch: Sendable {
-    private let isOpen = Atomic<Bool>(false)
+    private let isOpen = Locked(false)
 
     func open() {
-        // Pairs with the acquiring load in `wait`: what the opener did before is visible after the wait.
-        isOpen.store(true, ordering: .releasing)
+        // The lock orders it with the read in `wait`: what the opener did before is visible after the wait.
+        isOpen.withLock { $0 = true }
     }
 
     func wait() {
-        while !isOpen.load(ordering: .acquiring) { sched_yield() }
+        while !isOpen.withLock({ $0 }) { sched_yield() }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Shared helpers for the Ripple test suite: a weak box, logs and counters that
 /// nonisolated (`Sendable`) bodies record into, a shared slot, a seeded random
@@ -69,17 +68,17 @@ extension Recorder: @unchecked Sendable {}
 /// How many times a nonisolated body ran: a counter any thread may bump, for
 /// what a captured `var runs = 0` counted before bodies had to be `Sendable`.
 final class RunCount: Sendable {
-    private let count = Atomic<Int>(0)
+    private let count = Locked(0)
 
     init() {}
 
     /// The number of increments so far.
     var value: Int {
-        count.load(ordering: .sequentiallyConsistent)
+        count.withLock { $0 }
     }
 
     func increment(by amount: Int = 1) {
-        count.add(amount, ordering: .sequentiallyConsistent)
+        count.withLock { $0 += amount }
     }
 }
 

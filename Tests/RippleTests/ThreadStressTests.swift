@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @_spi(Testing) import Ripple
 
@@ -373,12 +372,12 @@ private func collectValues(_ values: NodeValues<Int>, until last: Int?) -> Task<
 /// Detects bodies (effects, derivations) running at once on two threads. A body running inside another on the same
 /// thread (an effect reading a derivation that recomputes) is nesting, not overlap.
 private final class OverlapDetector: Sendable {
-    private let owner = Atomic<UInt>(0)
-    private let overlapCount = Atomic<Int>(0)
+    private let owner = Locked<UInt>(0)
+    private let overlapCount = Locked(0)
 
     /// How many times a body started while another thread was inside one.
     var overlaps: Int {
-        overlapCount.load(ordering: .relaxed)
+        overlapCount.withLock { $0 }
     }
 
     /// Runs `body` as a body that no other thread's body may overlap.
@@ -388,9 +387,12 @@ private final class OverlapDetector: Sendable {
         #else
         let me = UInt(bitPattern: pthread_self())
         #endif
-        let (entered, current) = owner.compareExchange(expected: 0, desired: me, ordering: .acquiring)
-        if !entered && current != me { overlapCount.add(1, ordering: .relaxed) }
-        defer { if entered { owner.store(0, ordering: .releasing) } }
+        let (entered, current) = owner.withLock { owner in
+            defer { if owner == 0 { owner = me } }
+            return (owner == 0, owner)
+        }
+        if !entered && current != me { overlapCount.withLock { $0 += 1 } }
+        defer { if entered { owner.withLock { $0 = 0 } } }
         return body()
     }
 }
@@ -425,7 +427,7 @@ private struct ChurnItem: Sendable {
 
 /// Set once an effect's `cancel()` returned: a run after that is a violation.
 private final class CancelProbe: Sendable {
-    let cancelled = Atomic<Bool>(false)
+    let cancelled = Locked(false)
 }
 
 /// The operations of the churn test, over shared atoms `a`, `b` and `shared = a - b`.
@@ -490,7 +492,7 @@ private struct Churn {
     func drop(_ item: ChurnItem, random: inout SplitMix64) {
         if let effect = item.effect, random.next() % 2 == 0 {
             effect.cancel()
-            item.probe?.cancelled.store(true, ordering: .releasing)
+            item.probe?.cancelled.withLock { $0 = true }
             if !effect.isCancelled { violations.record("isCancelled was false after cancel()") }
         }
     }
@@ -529,7 +531,7 @@ private struct Churn {
         let (bodies, violations) = (bodies, violations)
         return {
             bodies.running {
-                if probe.cancelled.load(ordering: .acquiring) {
+                if probe.cancelled.withLock({ $0 }) {
                     violations.record("a \(kind) effect ran after cancel()")
                 }
                 if !consistent() { violations.record("a \(kind) effect saw values that disagree") }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Ripple
 
 // Helpers for the tests that use one runtime from many OS threads (ThreadStressTests, RandomizedStressTests, the
@@ -41,15 +40,15 @@ func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) asy
 /// Holds threads until all of them have arrived, so that their work overlaps.
 final class StartLine: Sendable {
     private let expected: Int
-    private let arrived = Atomic<Int>(0)
+    private let arrived = makeSpinCounter()
 
     init(_ expected: Int) {
         self.expected = expected
     }
 
     func wait() {
-        arrived.add(1, ordering: .acquiringAndReleasing)
-        while arrived.load(ordering: .acquiring) < expected { sched_yield() }
+        _ = arrived.increment()
+        while arrived.load() < expected { sched_yield() }
     }
 }
 
@@ -95,12 +94,12 @@ func inRuntime<Result>(_ runtime: Runtime, _ body: () -> Result) -> Result {
 
 /// Increments an atom on a thread of its own, as fast as it can, until ``stop()``: the writer other threads race.
 final class BackgroundIncrements: Sendable {
-    private let stopRequested = Atomic<Bool>(false)
+    private let stopRequested = Locked(false)
     private let thread = DispatchSemaphore(value: 0)
 
     init(of counter: AtomObject<Int>) {
         let thread = Thread { [self] in
-            while !stopRequested.load(ordering: .relaxed) { counter.update { $0 += 1 } }
+            while !stopRequested.withLock({ $0 }) { counter.update { $0 += 1 } }
             self.thread.signal()
         }
         thread.stackSize = StackSize.small
@@ -109,7 +108,7 @@ final class BackgroundIncrements: Sendable {
 
     /// Stops the writes and returns once the thread has made its last one.
     func stop() async {
-        stopRequested.store(true, ordering: .relaxed)
+        stopRequested.withLock { $0 = true }
         await runOnThread(stackSize: StackSize.small) { self.thread.wait() }
     }
 }

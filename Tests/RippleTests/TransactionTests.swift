@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Ripple
 
@@ -202,18 +201,18 @@ private let transactionWatched = declare.atom(
     @Test func aReaderOnAnotherThreadNeverSeesTheValuesOfATransactionThatRollsBack() async {
         let runtime = Runtime()
         let value = inRuntime(runtime) { atom(0) }
-        let done = Atomic<Bool>(false)
-        let reads = Atomic<Int>(0)
-        let bad = Atomic<Int>(0)
+        let done = Locked(false)
+        let reads = Locked(0)
+        let bad = Locked(0)
         // A thread of its own: a task spinning here would hold one of the cooperative pool's few threads.
         async let reader: Void = runOnThread(stackSize: StackSize.small) {
-            while !done.load(ordering: .acquiring) {
+            while !done.withLock({ $0 }) {
                 let seen = value.value
-                if seen < 0 { bad.add(1, ordering: .relaxed) }
-                reads.add(1, ordering: .relaxed)
+                if seen < 0 { bad.withLock { $0 += 1 } }
+                reads.withLock { $0 += 1 }
             }
         }
-        while reads.load(ordering: .relaxed) == 0 { await Task.yield() }
+        while reads.withLock({ $0 }) == 0 { await Task.yield() }
         for round in 0..<2_000 {
             inRuntime(runtime) {
                 do {
@@ -226,9 +225,9 @@ private let transactionWatched = declare.atom(
                 if round % 100 == 0 { value.value = round }
             }
         }
-        done.store(true, ordering: .releasing)
+        done.withLock { $0 = true }
         await reader
-        #expect(bad.load(ordering: .relaxed) == 0)
-        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(bad.withLock { $0 } == 0)
+        #expect(reads.withLock { $0 } > 0)
     }
 }

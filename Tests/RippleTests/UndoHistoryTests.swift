@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Ripple
 
@@ -268,12 +267,12 @@ import Ripple
         let (counters, history) = inRuntime(runtime) {
             ((0..<writers).map { atom(0, label: "counter \($0)") }, UndoHistory(runtime: runtime, limit: .init(steps: 100_000)))
         }
-        let stop = Atomic<Bool>(false)
+        let stop = Locked(false)
         // A thread of its own, not a task: a task spinning here would hold one of the cooperative pool's few
         // threads while other tests wait for them.
         async let undone = runOnThread(stackSize: StackSize.small) {
             var undos = 0
-            while !stop.load(ordering: .acquiring) {
+            while !stop.withLock({ $0 }) {
                 if history.undo().applied { undos += 1 }
                 if history.redo().applied { undos -= 1 }
             }
@@ -284,7 +283,7 @@ import Ripple
                 inRuntime(runtime) { counters[index].update { $0 += 1 } }
             }
         }
-        stop.store(true, ordering: .releasing)
+        stop.withLock { $0 = true }
         let netUndone = await undone
         // Each step is one increment of one counter: undoing the remaining steps brings every counter to 0, and
         // redoing all of them brings back exactly what the writers and the redos left.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Runs many short concurrent histories of ``AtomOperation``s on one ``AtomsUnderTest`` from real OS threads and
 /// records each operation's call and response times, arguments and result, for ``checkLinearizability(_:from:model:)``.
@@ -85,13 +84,16 @@ struct HistoryRecorder {
 
 /// A global clock whose readings totally order every call and response of a run.
 ///
-/// Each reading is a sequentially consistent fetch-add on one counter, so when an operation's response reading is
+/// Each reading is an increment of one counter under a lock (its readings are totally ordered), so when an operation's response reading is
 /// below another's call reading, the first operation's effects happen before the second's begin.
 final class HistoryClock: Sendable {
-    private let counter = Atomic<Int>(0)
+    private let counter = Locked(0)
 
     func tick() -> Int {
-        counter.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        counter.withLock { value in
+            defer { value += 1 }
+            return value
+        }
     }
 }
 
@@ -182,8 +184,8 @@ final class ThreadLog: @unchecked Sendable {
 /// runs an action before it releases the others.
 final class RoundBarrier: Sendable {
     private let parties: Int
-    private let arrived = Atomic<Int>(0)
-    private let round = Atomic<Int>(0)
+    private let arrived = makeSpinCounter()
+    private let round = makeSpinCounter()
 
     init(parties: Int) {
         self.parties = parties
@@ -191,19 +193,19 @@ final class RoundBarrier: Sendable {
 
     func arrive(lastArrival action: () -> Void) {
         // Read before arriving: the round cannot advance until this thread has arrived.
-        let current = round.load(ordering: .acquiring)
-        if arrived.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == parties {
+        let current = round.load()
+        if arrived.increment() == parties {
             // Nobody arrives for the next round before the release below, which also publishes this reset.
-            arrived.store(0, ordering: .relaxed)
+            arrived.store(0)
             action()
             // Pairs with the acquiring loads of the waiting threads: they see the action's writes.
-            round.store(current + 1, ordering: .releasing)
+            round.store(current + 1)
         } else {
             // Spin first: a thread that is on a core when the round opens starts within nanoseconds of the
             // others, which is what makes their operations overlap. Yield after that, for the threads that
             // outnumber the cores.
             var spins = 0
-            while round.load(ordering: .acquiring) == current {
+            while round.load() == current {
                 spins += 1
                 if spins > 20_000 { sched_yield() }
             }

@@ -31,7 +31,9 @@ else
     command -v pkg-config >/dev/null || rp_die "pkg-config not found"
     pkg-config --exists ck || rp_die "Concurrency Kit not found (pkg-config ck): install libck-dev"
     RP_CK_CFLAGS=$(pkg-config --cflags ck)
-    RP_CK_LIBS=$(pkg-config --libs ck)
+    # The engine uses Concurrency Kit header-only (ck_pr's inline atomics): nothing links libck, and `-Wl,-z,defs`
+    # in scripts/build-c fails the build if a ck symbol is ever imported.
+    RP_CK_LIBS=""
 fi
 
 # Sanitizer reports: fail at the first error, symbolized, leaks included.

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import Ripple
 
@@ -47,14 +48,43 @@ import Ripple
         }
     }
 
-    /// The line shares a word with the node's traits: lines up to 268,435,455 are kept, larger ones clamped.
-    @Test func aLineBeyondTheLimitIsClamped() {
+    /// The place is kept once per file and line (`CreationSites`), whole: a line beyond what a word's bits held
+    /// before (268,435,455) is kept as it is.
+    @Test func largeLinesAreKeptWhole() {
         withIsolatedRuntime {
             let kept = atom(1, fileID: "App/Big.swift", line: 268_435_455)
-            let clamped = derive(fileID: "App/Big.swift", line: 300_000_000) { kept.value }
+            let larger = derive(fileID: "App/Big.swift", line: 300_000_000) { kept.value }
             #expect(kept.creationSite == "App/Big.swift:268435455")
-            #expect(clamped.creationSite == "App/Big.swift:268435455")
-            #expect(clamped.value == 1)
+            #expect(larger.creationSite == "App/Big.swift:300000000")
+            #expect(larger.label == "App/Big.swift:300000000")
+            #expect(larger.value == 1)
+        }
+    }
+
+    /// Nodes created at many places, in turns and from several threads at once, each name their own place; a
+    /// file given as a string built at run time is the same place as the literal.
+    @Test func manyPlacesFromSeveralThreadsEachKeepTheirOwn() {
+        let runtime = Runtime()
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            withIsolatedRuntime(using: runtime) {
+                for round in 0..<200 {
+                    let line = 1 + round % 50
+                    let file = "App/Thread\(thread).swift"
+                    let a = atom(round, fileID: file, line: line)
+                    let d = derive(fileID: "App/Shared.swift", line: line) { a.value }
+                    let e = Effect(fileID: file, line: line + 1_000) { _ = d.value }
+                    #expect(a.creationSite == "\(file):\(line)")
+                    #expect(d.label == "App/Shared.swift:\(line)")
+                    #expect(e.creationSite == "\(file):\(line + 1_000)")
+                }
+            }
+        }
+        withIsolatedRuntime(using: runtime) {
+            let built = ["App", "Built.swift"].joined(separator: "/")
+            let first = atom(0, fileID: "App/Built.swift", line: 7)
+            let second = atom(0, fileID: built, line: 7)
+            #expect(first.label == "App/Built.swift:7")
+            #expect(second.label == "App/Built.swift:7")
         }
     }
 }

@@ -103,8 +103,7 @@ public struct Snapshot {
         /// thread has just created the atom (`Runtime.liveNodesWithHandles()`).
         init(_ node: RippleNode, handle: rp_node_t) {
             explicitLabel = node.explicitLabel
-            fileID = node.fileID
-            line = node.line
+            (fileID, line) = node.creationPlace
             slot = handle.slot
             generation = handle.generation
             graphTag = handle.graph_tag

@@ -80,9 +80,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             return UnsafeMutablePointer(bitPattern: UInt(truncatingIfNeeded: storage.0)).unsafelyUnwrapped
         }
     }
-    /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (48),
+    /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (32),
     /// and the two closures (32), none of which depends on `Value`. `init` checks it.
-    @inlinable static var storageOffset: Int { 96 }
+    @inlinable static var storageOffset: Int { 80 }
     /// A cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an `Array`, a
     /// reference, a small struct), or the address of the memory that holds a larger one, in the first word: most
     /// derivations keep their value in the object itself, which saves an allocation when the derivation is

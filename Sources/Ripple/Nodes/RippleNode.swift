@@ -56,11 +56,15 @@ public class RippleNode {
         @inlinable @inline(__always) get { unownedRuntime.graph }
     }
 
-    /// Where the node was created: the `#fileID` and `#line` of the call ("" and 0 for Ripple's internal nodes).
-    /// The label, if any, is kept apart (`extras`), so that creating a node does not build a string: the label is
-    /// only needed by trap messages and inspection.
-    let fileID: String
-    var line: Int { Int(lineAndTraits & Traits.lineMask) }
+    /// Where the node was created: the `#fileID` and `#line` of the call ("" and 0 for Ripple's internal nodes),
+    /// kept once per place in `CreationSites` and named by the number in the low bits of `lineAndTraits`: no word
+    /// of the node's own. The label, if any, is kept apart (`extras`), so that creating a node does not build a
+    /// string: the label and the place are only needed by trap messages and inspection.
+    var creationPlace: (fileID: String, line: Int) { CreationSites.site(lineAndTraits & Traits.siteMask) }
+    /// The `#fileID` of the node's creation (see `creationPlace`).
+    var fileID: String { creationPlace.fileID }
+    /// The `#line` of the node's creation (see `creationPlace`).
+    var line: Int { creationPlace.line }
 
     /// The label given at creation, if any.
     var explicitLabel: String? { extras?.label }
@@ -98,9 +102,9 @@ public class RippleNode {
     /// the graph is held, before the node is shared).
     @exclusivity(unchecked) private var extras: NodeExtras?
 
-    // The fields below come last, smallest last, so that the node ends unaligned (62 bytes) and a subclass's first
+    // The fields below come last, smallest last, so that the node ends unaligned (46 bytes) and a subclass's first
     // two flags fill the rest of the word (an atom's, a derivation's, an effect's): with them an atom holding a word
-    // takes 104 bytes, an effect 88, each one malloc size class below what a word more would cost.
+    // takes 88 bytes, an effect 72, each one malloc size class below what a word more would cost.
 
     /// The engine's handle without its graph tag, which is the runtime's (`handle` puts them together): the slot in
     /// the low half, the generation in the high half. Set once, when the node is created: for an effect, by its
@@ -114,8 +118,9 @@ public class RippleNode {
     /// sets it. Read while the graph is held.
     final var awaitsHandle: Bool { slotAndGeneration == 0 }
 
-    /// Where the node was created (the line, see `fileID`) in the low bits, and the node's fixed traits in the high
-    /// bits (`Traits`): one word with the handle's, without a byte per trait.
+    /// Where the node was created (the number of its place in `CreationSites`, see `creationPlace`) in the low
+    /// bits, and the node's fixed traits in the high bits (`Traits`): one word with the handle's, without a byte
+    /// per trait.
     private let lineAndTraits: UInt32
 
     /// The fixed facts about a node, kept in the high bits of `lineAndTraits`.
@@ -135,8 +140,8 @@ public class RippleNode {
         /// a derivation is never run or committed, an effect never computed or committed, an atom never computed
         /// or run.
         static let directCallbacks = Traits(rawValue: 1 << 28)
-        /// The bits below the traits, which keep the line (up to 268,435,455; a larger one is clamped).
-        static let lineMask: UInt32 = (1 << 28) - 1
+        /// The bits below the traits, which keep the number of the node's creation place (`CreationSites`).
+        static let siteMask: UInt32 = (1 << 28) - 1
     }
 
     /// Whether the node was created with `trait`.
@@ -175,7 +180,9 @@ public class RippleNode {
     ///
     /// Threading and lifetime: immutable; safe to read at any time while you hold the node.
     public var label: String {
-        explicitLabel ?? "\(fileID):\(line)"
+        if let explicitLabel { return explicitLabel }
+        let place = creationPlace
+        return "\(place.fileID):\(place.line)"
     }
 
     /// Where the node was created, as `"<fileID>:<line>"` (the same as ``label`` for an unlabeled node), or nil for
@@ -188,7 +195,8 @@ public class RippleNode {
     ///
     /// Threading and lifetime: immutable.
     public var creationSite: String? {
-        fileID.isEmpty ? nil : "\(fileID):\(line)"
+        let place = creationPlace
+        return place.fileID.isEmpty ? nil : "\(place.fileID):\(place.line)"
     }
 
     /// What kind of node this is, as inspection shows it: "atom", "derivation", "async derivation", "effect",
@@ -220,9 +228,8 @@ public class RippleNode {
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
-        self.lineAndTraits = UInt32(clamping: min(max(line, 0), Int(Traits.lineMask))) | traits.rawValue
+        self.lineAndTraits = CreationSites.number(fileID: fileID, line: max(line, 0)) | traits.rawValue
         self.extras = extras
-        self.fileID = fileID
         if ownsRuntime { _ = Unmanaged.passRetained(runtime) }
         _ = consume runtime
     }

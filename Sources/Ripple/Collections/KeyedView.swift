@@ -38,6 +38,8 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
     let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
     /// The view's node: its value is the ids, with a generation that changes when they do.
     let node: Derivation<KeyedViewIDs<ID>>
+    /// What the node's body keeps between its evaluations.
+    let state: KeyedViewState<Element, ID>
 
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
@@ -48,6 +50,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
         self.areInIncreasingOrder = areInIncreasingOrder
         let state = KeyedViewState(
             source: source, isIncluded: isIncluded, areInIncreasingOrder: areInIncreasingOrder)
+        self.state = state
         node = withIsolatedRuntime(using: source.runtime) {
             derive(equals: { $0.generation == $1.generation }, label: label ?? "\(source.label).view") {
                 state.evaluate()
@@ -208,6 +211,12 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     /// The same by id.
     private var placedValues: [ID: Element] = [:]
     private var generation = 0
+    /// How many times the view went through the whole collection (its first evaluation, a restore, many changes at
+    /// once): for the tests, which check that an element entering or leaving does not.
+    private(set) var fullPasses = 0
+    /// How many elements may enter or leave in one evaluation of a view in the collection's order, each by a
+    /// binary search: more go through the whole order once.
+    static var incrementalLimit: Int { 32 }
 
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
@@ -247,8 +256,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     private func computeAll() {
         var kept: [(id: ID, element: Element)] = []
         included = [:]
-        for place in source.order.value.places {
-            guard let element = place.row.value else { continue }
+        source.order.value.forEachPlace { place in
+            guard let element = place.row.value else { return }
             let passes = passes(element)
             included[place.id] = passes
             if passes { kept.append((place.id, element)) }
@@ -260,6 +269,7 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
             placedValues = Dictionary(uniqueKeysWithValues: kept.lazy.map { ($0.id, $0.element) })
         }
         generation += 1
+        fullPasses += 1
     }
 
     /// The view after `changes` (oldest first): each element they name is tested once, whatever the number of its
@@ -267,17 +277,26 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     private func apply(_ changes: [KeyedChange<ID>]) {
         var touched: [ID] = []
         var named = Set<ID>()
-        var movedMember = false
+        var relocated = Set<ID>()
         for change in changes {
             guard let id = change.id else { continue }
             if named.insert(id).inserted { touched.append(id) }
-            if change.kind == .moved && included[id] == true { movedMember = true }
+            if change.kind != .changed { relocated.insert(id) }
         }
         if let areInIncreasingOrder {
             applySorted(touched, by: areInIncreasingOrder)
-            return
+        } else {
+            applyInOrder(touched, relocated: relocated)
         }
-        var flipped = false
+    }
+
+    /// `apply` for a view in the collection's order: each touched member that fails now, is gone or took another
+    /// place leaves; each touched element that passes and is not in its place enters it, found by a binary search
+    /// of the members by their positions in the collection (each an O(√n) look-up: see `KeyedOrder.swift`). The
+    /// members that did not change keep their order among themselves, the collection's.
+    private func applyInOrder(_ touched: [ID], relocated: Set<ID>) {
+        var entering: [ID] = []
+        var left: [ID] = []
         for id in touched {
             let was = included[id] ?? false
             let now: Bool
@@ -288,11 +307,39 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
                 now = false
                 included[id] = nil
             }
-            if was != now { flipped = true }
+            let moves = relocated.contains(id)
+            if was && (!now || moves) { left.append(id) }
+            if now && (!was || moves) { entering.append(id) }
         }
-        guard flipped || movedMember else { return }
-        members = source.order.value.places.compactMap { included[$0.id] == true ? $0.id : nil }
+        guard !left.isEmpty || !entering.isEmpty else { return }
         generation += 1
+        let order = source.order.value
+        // Many at once (a batch of edits): one pass over the order, with the predicate's memo.
+        if left.count + entering.count > Self.incrementalLimit {
+            var kept: [ID] = []
+            order.forEachPlace { if included[$0.id] == true { kept.append($0.id) } }
+            members = kept
+            fullPasses += 1
+            return
+        }
+        for id in left {
+            if let index = members.firstIndex(of: id) { members.remove(at: index) }
+        }
+        for id in entering {
+            // Not in the order: a restored snapshot left it out, and `reconcile` empties it next.
+            guard let position = source.position(of: id, in: order) else { continue }
+            var low = 0
+            var high = members.count
+            while low < high {
+                let middle = (low + high) / 2
+                if let other = source.position(of: members[middle], in: order), other < position {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            members.insert(id, at: low)
+        }
     }
 
     /// `apply` for a sorted view: each touched element leaves its place, then each one in the view enters its

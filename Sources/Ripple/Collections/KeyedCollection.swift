@@ -19,6 +19,9 @@
 /// - an insert, a removal or a move re-runs the readers of the order and the readers of the element inserted or
 ///   removed (a moved element's value is the same: its readers do not re-run).
 ///
+/// The order is held in chunks of about √n elements: an insert, a removal or a move copies one or two chunks, not
+/// the whole order, and ``index(of:)`` takes O(√n) steps.
+///
 /// ```swift
 /// import Ripple
 ///
@@ -82,7 +85,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// The order: what readers of ``ids`` and ``count`` depend on. Every write is a change (the edit knows it is).
     @usableFromInline let order: AtomObject<Order>
     /// The newest change, read by the views alone (`KeyedView`); written only once a view exists.
-    let changeLog: AtomObject<KeyedChange<ID>?>
+    @usableFromInline let changeLog: AtomObject<KeyedChange<ID>?>
     /// The id of an element.
     @usableFromInline let identify: @Sendable (Element) -> ID
     /// Whether two values of one element are the same for its readers.
@@ -489,6 +492,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// Makes edits log their changes for the views, from a first entry that views can find their way back to.
+    @usableFromInline
     func startLoggingChanges() {
         runtime.batch {
             guard !logsChanges else { return }
@@ -616,6 +620,7 @@ extension AtomObject {
 }
 
 // The collection's own mutable state (`rows`, `removedRows`) is touched only under `lock`, and `logsChanges`, the
-// revisions and `lastChunkTag` only in batches of `runtime` (or in `init`), which hold its graph exclusively; everything else is a `let` of Sendable nodes and
-// `@Sendable` closures. So sharing the collection between threads is safe: its element type and ids are Sendable.
+// revisions, `lastChunkTag` and `minimumChunk` only in batches of `runtime` (or in `init`, or by a test before any
+// edit), which hold its graph exclusively; everything else is a `let` of Sendable nodes and `@Sendable` closures. So
+// sharing the collection between threads is safe: its element type and ids are Sendable.
 extension KeyedCollection: @unchecked Sendable {}

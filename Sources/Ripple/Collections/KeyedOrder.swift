@@ -141,6 +141,7 @@ extension KeyedCollection {
     }
 
     /// The position of the element with `id` in `order`, or nil.
+    @inlinable
     func position(of id: ID, in order: Order) -> Int? {
         guard let row = row(for: id) else { return nil }
         return locate(id, row: row, in: order)?.position

@@ -34,13 +34,16 @@
 public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendable {
     /// The collection the view lists elements of.
     public let source: KeyedCollection<Element, ID>
-    let isIncluded: (@Sendable (Element) -> Bool)?
-    let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
+    @usableFromInline let isIncluded: (@Sendable (Element) -> Bool)?
+    @usableFromInline let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
     /// The view's node: its value is the ids, with a generation that changes when they do.
-    let node: Derivation<KeyedViewIDs<ID>>
+    @usableFromInline let node: Derivation<KeyedViewIDs<ID>>
     /// What the node's body keeps between its evaluations.
-    let state: KeyedViewState<Element, ID>
+    @usableFromInline let state: KeyedViewState<Element, ID>
 
+    // Inlinable, as the view's state and body are: specialized where the element and id types are known, the
+    // body's look-ups run without generic metadata looked up at run time.
+    @inlinable
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
         areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?, label: String?
@@ -88,6 +91,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
     ///   - isIncluded: whether an element is in the view. It should depend on the element alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func filter(label: String? = nil, _ isIncluded: @escaping @Sendable (Element) -> Bool) -> KeyedView {
         let before = self.isIncluded
         let both: @Sendable (Element) -> Bool =
@@ -103,6 +107,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
     ///   - areInIncreasingOrder: a strict weak ordering of elements. It should depend on the elements alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func sorted(
         label: String? = nil, by areInIncreasingOrder: @escaping @Sendable (Element, Element) -> Bool
     ) -> KeyedView {
@@ -151,6 +156,7 @@ extension KeyedCollection {
     ///     nodes inside it are not tracked.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func filter(
         label: String? = nil, _ isIncluded: @escaping @Sendable (Element) -> Bool
     ) -> KeyedView<Element, ID> {
@@ -177,6 +183,7 @@ extension KeyedCollection {
     ///   - areInIncreasingOrder: a strict weak ordering of elements. It should depend on the elements alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func sorted(
         label: String? = nil, by areInIncreasingOrder: @escaping @Sendable (Element, Element) -> Bool
     ) -> KeyedView<Element, ID> {
@@ -186,38 +193,46 @@ extension KeyedCollection {
 
 /// A view's value: the ids it lists, and a generation that changes exactly when they do (so that the derivation's
 /// equality is one comparison, not one of the whole list).
+@usableFromInline
 struct KeyedViewIDs<ID: Sendable>: Sendable {
-    let ids: [ID]
-    let generation: Int
+    @usableFromInline let ids: [ID]
+    @usableFromInline let generation: Int
+
+    @inlinable init(ids: [ID], generation: Int) {
+        self.ids = ids
+        self.generation = generation
+    }
 }
 
 /// What a view keeps between its evaluations, and the evaluation itself: the body of its derivation.
+@usableFromInline
 final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
-    let source: KeyedCollection<Element, ID>
-    let isIncluded: (@Sendable (Element) -> Bool)?
-    let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
+    @usableFromInline let source: KeyedCollection<Element, ID>
+    @usableFromInline let isIncluded: (@Sendable (Element) -> Bool)?
+    @usableFromInline let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
 
     /// The newest change the view has taken in; nil before its first evaluation.
-    private var seen: KeyedChange<ID>?
-    private var evaluated = false
+    @usableFromInline var seen: KeyedChange<ID>?
+    @usableFromInline var evaluated = false
     /// Whether each element of the collection is in the view (the predicate's memo).
-    private var included: [ID: Bool] = [:]
+    @usableFromInline var included: [ID: Bool] = [:]
     /// The view's ids, in its order.
-    private var members: [ID] = []
+    @usableFromInline var members: [ID] = []
     /// For a sorted view, the value each member had when it took its place (so `memberValues[i]` is `members[i]`'s):
     /// the binary searches compare these, without a look-up, and find an edited element's old place by its old
     /// value.
-    private var memberValues: [Element] = []
+    @usableFromInline var memberValues: [Element] = []
     /// The same by id.
-    private var placedValues: [ID: Element] = [:]
-    private var generation = 0
+    @usableFromInline var placedValues: [ID: Element] = [:]
+    @usableFromInline var generation = 0
     /// How many times the view went through the whole collection (its first evaluation, a restore, many changes at
     /// once): for the tests, which check that an element entering or leaving does not.
-    private(set) var fullPasses = 0
+    @usableFromInline var fullPasses = 0
     /// How many elements may enter or leave in one evaluation of a view in the collection's order, each by a
     /// binary search: more go through the whole order once.
-    static var incrementalLimit: Int { 32 }
+    @inlinable static var incrementalLimit: Int { 32 }
 
+    @inlinable
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
         areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
@@ -228,6 +243,7 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// The view's body: depends on the collection's change log alone, and reads the elements untracked.
+    @inlinable
     func evaluate() -> KeyedViewIDs<ID> {
         let head = source.changeLog.value
         source.runtime.untracked {
@@ -243,17 +259,20 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// Whether `element` is in the view.
-    private func passes(_ element: Element) -> Bool {
+    @inlinable
+    func passes(_ element: Element) -> Bool {
         isIncluded?(element) ?? true
     }
 
     /// The current value of the element with `id` (untracked: called in `untracked`).
-    private func element(_ id: ID) -> Element? {
+    @inlinable
+    func element(_ id: ID) -> Element? {
         source.row(for: id)?.value
     }
 
     /// The view from the whole collection.
-    private func computeAll() {
+    @inlinable
+    func computeAll() {
         var kept: [(id: ID, element: Element)] = []
         included = [:]
         source.order.value.forEachPlace { place in
@@ -274,7 +293,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
 
     /// The view after `changes` (oldest first): each element they name is tested once, whatever the number of its
     /// changes.
-    private func apply(_ changes: [KeyedChange<ID>]) {
+    @inlinable
+    func apply(_ changes: [KeyedChange<ID>]) {
         var touched: [ID] = []
         var named = Set<ID>()
         var relocated = Set<ID>()
@@ -294,7 +314,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     /// place leaves; each touched element that passes and is not in its place enters it, found by a binary search
     /// of the members by their positions in the collection (each an O(√n) look-up: see `KeyedOrder.swift`). The
     /// members that did not change keep their order among themselves, the collection's.
-    private func applyInOrder(_ touched: [ID], relocated: Set<ID>) {
+    @inlinable
+    func applyInOrder(_ touched: [ID], relocated: Set<ID>) {
         var entering: [ID] = []
         var left: [ID] = []
         for id in touched {
@@ -344,7 +365,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
 
     /// `apply` for a sorted view: each touched element leaves its place, then each one in the view enters its
     /// place by binary search, among elements that did not change and so are still in order.
-    private func applySorted(_ touched: [ID], by areInIncreasingOrder: (Element, Element) -> Bool) {
+    @inlinable
+    func applySorted(_ touched: [ID], by areInIncreasingOrder: (Element, Element) -> Bool) {
         var removedAt: [Int] = []
         for id in touched where included[id] == true {
             if let index = place(of: id, by: areInIncreasingOrder) {
@@ -387,7 +409,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     /// Where member `id` is: the first place whose value its old value does not precede (a binary search), then
     /// along the values equal to it; a linear search if it is not there (not reached while the comparator is a
     /// strict weak ordering of unchanging values).
-    private func place(of id: ID, by areInIncreasingOrder: (Element, Element) -> Bool) -> Int? {
+    @inlinable
+    func place(of id: ID, by areInIncreasingOrder: (Element, Element) -> Bool) -> Int? {
         guard let old = placedValues[id] else { return members.firstIndex(of: id) }
         var low = 0
         var high = members.count

@@ -5,8 +5,9 @@ import RippleBenchShapes
 /// The Swift column is Ripple's KeyedCollection, the floor column the same by hand, the Observation column
 /// `@Observable` row objects; all three in milliseconds for the KeyedCollection's number of operations. The notes
 /// give nanoseconds per operation, the atom holding an array (every row re-runs) and its ratio to the
-/// KeyedCollection, and the effects one operation runs; an edit that is not at least 100x faster than the array
-/// atom's, or that runs more than one effect, is a failed check.
+/// KeyedCollection, and the effects one operation runs (and, on the view's row, an edit that makes a row enter or
+/// leave a filtered view in the collection's order); an edit that is not at least 100x faster than the array atom's,
+/// or that runs more than one effect, is a failed check.
 func listsBenchmarks() -> [Benchmark] {
     let titles: [RippleLists.Operation: String] = [
         .edit: "lists 10k: edit one row", .insert: "lists 10k: insert in the middle", .move: "lists 10k: move a row",
@@ -40,6 +41,12 @@ func listsBenchmarks() -> [Benchmark] {
             row.figures["rowEffectsPerOperation"] = Double(runs.rowEffects)
             row.figures["listEffectsPerOperation"] = Double(runs.list)
             notes.append("effects per operation: \(runs.rowEffects) row, \(runs.list) list")
+            if operation == .view {
+                let filter = RippleLists.keyedFilterEntry(samples: samples)
+                row.failures += filter.failures
+                row.figures["filterEntryNsPerOperation"] = nanoseconds(filter)
+                notes.append("a row entering or leaving a filtered view \(format(nanoseconds(filter))) ns")
+            }
             if operation == .edit {
                 let bytes = RippleLists.bytesPerRow()
                 row.figures["keyedBytesPerRow"] = bytes

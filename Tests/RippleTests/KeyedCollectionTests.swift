@@ -153,50 +153,72 @@ import Testing
     }
 
     @Test func randomEditsMatchAPlainArray() {
-        // RIPPLE_SEED re-runs the edits of a printed seed.
-        let seed = ProcessInfo.processInfo.environment["RIPPLE_SEED"].flatMap { UInt64($0) }
-            ?? UInt64.random(in: 0...UInt64.max)
-        print("KeyedCollectionTests.randomEditsMatchAPlainArray seed: \(seed)")
+        // RIPPLE_SEED re-runs the edits of a printed seed; RIPPLE_LIST_STEPS makes more steps (2,000 by default).
+        let environment = ProcessInfo.processInfo.environment
+        let seed = environment["RIPPLE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        let steps = environment["RIPPLE_LIST_STEPS"].flatMap { Int($0) } ?? 2_000
+        print("KeyedCollectionTests.randomEditsMatchAPlainArray seed: \(seed), steps: \(steps)")
         withIsolatedRuntime {
             var generator = SplitMix64(seed: seed)
-            var model = Self.rows(50)
-            var nextID = 50
+            var model = Self.rows(40)
+            var nextID = 40
             let collection = KeyedCollection(model)
+            // Chunks of about √count elements (6 at 40): inserts split them, removals merge them.
+            collection.minimumChunk = 2
             let filtered = collection.filter { $0.value % 3 != 0 }
             let sorted = collection.sorted { ($0.value, $0.id) < ($1.value, $1.id) }
             let both = collection.filter { $0.value % 2 == 0 }.sorted { ($0.value, $0.id) > ($1.value, $1.id) }
             let mapped = collection.map { $0.value + 1 }
+            let filteredMap = filtered.map { $0.value * 2 }
             let watched = Effect { _ = (filtered.ids, sorted.ids, both.ids) }
-            for step in 0..<2_000 {
-                let operation = Int.random(in: 0..<10, using: &generator)
+            var saved: (snapshot: Snapshot, model: [Row])?
+            for step in 0..<steps {
+                let operation = Int.random(in: 0..<12, using: &generator)
                 switch operation {
                 case 0..<4 where !model.isEmpty:
                     let index = Int.random(in: 0..<model.count, using: &generator)
                     let value = Int.random(in: 0..<100, using: &generator)
                     model[index].value = value
                     collection.update(model[index].id) { $0.value = value }
-                case 4..<6:
+                case 4..<6 where model.count < 64:  // about 64 elements at most: the checks stay short
                     let index = Int.random(in: 0...model.count, using: &generator)
                     let row = Row(id: nextID, value: Int.random(in: 0..<100, using: &generator))
                     nextID += 1
                     model.insert(row, at: index)
                     collection.insert(row, at: index)
-                case 6..<8 where !model.isEmpty:
+                case 4..<8 where !model.isEmpty:
                     let index = Int.random(in: 0..<model.count, using: &generator)
                     let row = model.remove(at: index)
-                    #expect(collection.remove(row.id) == row)
-                case 8 where !model.isEmpty:
+                    #expect(collection.remove(row.id) == row, "seed \(seed), step \(step)")
+                case 8..<10 where !model.isEmpty:
                     let from = Int.random(in: 0..<model.count, using: &generator)
                     let to = Int.random(in: 0..<model.count, using: &generator)
                     let row = model.remove(at: from)
                     model.insert(row, at: to)
-                    collection.move(row.id, to: to)
+                    #expect(collection.move(row.id, to: to), "seed \(seed), step \(step)")
+                case 10:
+                    // A snapshot, or back to the last one: the order restored is one the hints do not describe.
+                    if let kept = saved, Bool.random(using: &generator) {
+                        _ = Runtime.current.restore(kept.snapshot)
+                        model = kept.model
+                        saved = nil
+                    } else {
+                        saved = (Runtime.current.snapshot(), model)
+                    }
                 default:
-                    // A removed id back, or a batch of two edits.
+                    // A removed id back, a move and an edit of the same element, or a batch of two edits.
                     collection.runtime.batch {
                         if let row = model.first {
                             model[0].value += 1
                             collection.update(row.id) { $0.value += 1 }
+                        }
+                        if model.count > 2 {
+                            let row = model.remove(at: 1)
+                            let to = model.count / 2
+                            model.insert(row, at: to)
+                            collection.move(row.id, to: to)
+                            model[to].value += 3
+                            collection.update(row.id) { $0.value += 3 }
                         }
                         let row = Row(id: nextID, value: step % 100)
                         nextID += 1
@@ -204,20 +226,91 @@ import Testing
                         collection.append(row)
                     }
                 }
-                if step % 7 == 0 || step == 1_999 {
-                    #expect(collection.elements == model, "seed \(seed), step \(step)")
-                    #expect(filtered.ids == model.filter { $0.value % 3 != 0 }.map(\.id), "seed \(seed)")
-                    #expect(
-                        sorted.ids == model.sorted { ($0.value, $0.id) < ($1.value, $1.id) }.map(\.id),
-                        "seed \(seed)")
-                    #expect(
-                        both.ids
-                            == model.filter { $0.value % 2 == 0 }.sorted { ($0.value, $0.id) > ($1.value, $1.id) }
-                            .map(\.id), "seed \(seed)")
-                    #expect(mapped.elements == model.map { $0.value + 1 }, "seed \(seed)")
+                let context: Comment = "seed \(seed), step \(step)"
+                #expect(collection.elements == model, context)
+                #expect(collection.ids == model.map(\.id), context)
+                if !model.isEmpty {
+                    let index = Int.random(in: 0..<model.count, using: &generator)
+                    #expect(collection.index(of: model[index].id) == index, context)
                 }
+                let passing = model.filter { $0.value % 3 != 0 }
+                #expect(filtered.ids == passing.map(\.id), context)
+                #expect(sorted.ids == model.sorted { ($0.value, $0.id) < ($1.value, $1.id) }.map(\.id), context)
+                #expect(
+                    both.ids
+                        == model.filter { $0.value % 2 == 0 }.sorted { ($0.value, $0.id) > ($1.value, $1.id) }
+                        .map(\.id), context)
+                #expect(mapped.elements == model.map { $0.value + 1 }, context)
+                #expect(filteredMap.elements == passing.map { $0.value * 2 }, context)
             }
             _ = watched
+        }
+    }
+
+    @Test func anElementEnteringOrLeavingAFilteredViewTakesItsPlaceWithoutAPassOverTheCollection() {
+        withIsolatedRuntime {
+            let collection = KeyedCollection(Self.rows(10_000))
+            let tests = RunCount(), readerRuns = RunCount()
+            let even = collection.filter { tests.increment(); return $0.value % 2 == 0 }
+            let reader = Effect { _ = even.ids; readerRuns.increment() }
+            #expect(tests.value == 10_000)
+            #expect(even.state.fullPasses == 1)
+            collection.update(5_001) { $0.value = 0 }  // enters between 5,000 and 5,002
+            #expect(tests.value == 10_001)
+            #expect(even.ids[2_499...2_502] == [4_998, 5_000, 5_001, 5_002])
+            collection.update(4_000) { $0.value = 1 }  // leaves
+            #expect(tests.value == 10_002)
+            #expect(even.ids[1_998...2_000] == [3_996, 3_998, 4_002])
+            collection.insert(Row(id: 20_000, value: 2), at: 3)  // a new member, after 2
+            #expect(tests.value == 10_003)
+            #expect(even.ids.prefix(4) == [0, 2, 20_000, 4])
+            collection.move(9_998, to: 0)  // a member moved first: tested once more
+            #expect(tests.value == 10_004)
+            #expect(even.ids.prefix(3) == [9_998, 0, 2])
+            collection.move(9_999, to: 1)  // not a member: the ids are the same
+            #expect(tests.value == 10_005)
+            collection.remove(2)  // a member removed: nothing to test
+            #expect(tests.value == 10_005)
+            #expect(even.ids.prefix(3) == [9_998, 0, 20_000])
+            #expect(even.count == 5_000)
+            #expect(readerRuns.value == 6)
+            #expect(even.state.fullPasses == 1)
+            let expected = collection.elements.filter { $0.value % 2 == 0 }.map(\.id)
+            #expect(even.ids == expected)
+            _ = reader
+        }
+    }
+
+    @Test func insertsAndMovesAtTenThousandRowsKeepTheOrderInChunksOfAboutTheSquareRoot() {
+        withIsolatedRuntime {
+            var model = Self.rows(10_000)
+            let collection = KeyedCollection(model)
+            for step in 0..<2_000 {
+                let row = Row(id: 10_000 + step, value: 0)
+                let at = model.count / 2
+                model.insert(row, at: at)
+                collection.insert(row, at: at)
+            }
+            for step in 0..<1_000 {
+                let from = (step * 7_919) % model.count
+                let to = (step * 104_729 + 1) % model.count
+                let row = model.remove(at: from)
+                model.insert(row, at: to)
+                collection.move(row.id, to: to)
+            }
+            let order = collection.order.value
+            #expect(collection.ids == model.map(\.id))
+            // 12,000 elements: chunks of 109 (√12,000), split once they pass 218.
+            #expect(order.chunks.allSatisfy { $0.places.count <= 218 })
+            #expect(order.chunks.count >= 12_000 / 218 && order.chunks.count <= 2 * 12_000 / 109 + 1)
+            #expect(order.count == 12_000)
+            #expect(Set(order.chunks.map(\.tag)).count == order.chunks.count)
+            // Every hint names the chunk that holds its element.
+            var wrongHints = 0
+            for chunk in order.chunks {
+                for place in chunk.places where collection.rows[place.id]?.chunk != chunk.tag { wrongHints += 1 }
+            }
+            #expect(wrongHints == 0)
         }
     }
 
@@ -247,6 +340,40 @@ import Testing
             collection.update(3) { $0.value = 8 }
             #expect(even.ids == [0, 2, 3, 4])
             _ = nine
+        }
+    }
+
+    @Test func undoTakesBackInsertsMovesAndRemovalsWithTheirElementsAndRedoMakesThemAgain() {
+        withIsolatedRuntime {
+            let collection = KeyedCollection(Self.rows(200))
+            let even = collection.filter { $0.value % 2 == 0 }
+            let history = UndoHistory()
+            collection.insert(Row(id: 500, value: 4), at: 100)
+            collection.move(3, to: 0)
+            collection.remove(50)
+            collection.update(7) { $0.value = 8 }
+            #expect(history.undoCount == 4)
+            let edited = collection.elements
+            #expect(edited.count == 200)
+            #expect(even.ids.prefix(3) == [0, 2, 4])
+            history.undo()
+            #expect(collection[7]?.value == 7)
+            history.undo()
+            #expect(collection[50] == Row(id: 50, value: 50))
+            #expect(collection.index(of: 50) == 50)
+            history.undo()
+            #expect(collection.index(of: 3) == 3)
+            history.undo()
+            #expect(collection.elements == Self.rows(200))
+            #expect(collection[500] == nil)
+            #expect(even.ids == Array(stride(from: 0, to: 200, by: 2)))
+            for _ in 0..<4 { history.redo() }
+            #expect(collection.elements == edited)
+            #expect(collection.index(of: 500) == 99)
+            #expect(even.ids == edited.filter { $0.value % 2 == 0 }.map(\.id))
+            collection.insert(Row(id: 501, value: 0), at: 0)  // an edit after the redo finds its places again
+            #expect(collection.ids.prefix(3) == [501, 3, 0])
+            #expect(collection.index(of: 199) == 200)
         }
     }
 

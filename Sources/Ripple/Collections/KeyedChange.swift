@@ -10,18 +10,19 @@ enum KeyedChangeKind: Sendable {
     case started
 }
 
+@usableFromInline
 final class KeyedChange<ID: Hashable & Sendable>: Sendable {
     /// How many entries a chain holds at most: the next one starts a new chain, so that the log stays bounded
     /// (and releasing it recurses at most this deep). A view this far behind computes itself again.
     static var chainLimit: Int { 1024 }
 
-    let kind: KeyedChangeKind
+    @usableFromInline let kind: KeyedChangeKind
     /// The element changed; nil for `started`.
-    let id: ID?
+    @usableFromInline let id: ID?
     /// The entry before this one in the chain, nil at the start of a chain.
-    let previous: KeyedChange?
+    @usableFromInline let previous: KeyedChange?
     /// How many entries precede this one in its chain.
-    let depth: Int
+    @usableFromInline let depth: Int
 
     init(_ kind: KeyedChangeKind, _ id: ID?, after previous: KeyedChange?) {
         self.kind = kind
@@ -37,6 +38,7 @@ final class KeyedChange<ID: Hashable & Sendable>: Sendable {
 
     /// The entries after `seen`, oldest first, or nil when `seen` is not in this entry's chain (the view must
     /// compute itself again).
+    @inlinable
     func since(_ seen: KeyedChange?) -> [KeyedChange]? {
         var entries: [KeyedChange] = []
         var entry: KeyedChange? = self

@@ -4,7 +4,8 @@
 // element is removed), one for the order (the ids with their elements' atoms), and one for the change log
 // (`KeyedChange`), which only the incremental views read (`KeyedView`: filter and sort; `KeyedMap`: a transform
 // memoized per element). One effect per collection, reading the order, finds the restores of a snapshot (an order
-// the collection did not write) and empties the elements they took out of the order.
+// the collection did not write) and empties the elements they took out of the order. The order is held in chunks
+// (`KeyedOrder.swift`), so that an insert, a removal or a move copies O(√n) places, not the whole order.
 
 /// An ordered collection of values with identities, in which one edit re-runs only the readers it concerns.
 ///
@@ -17,6 +18,9 @@
 ///   does not re-run it;
 /// - an insert, a removal or a move re-runs the readers of the order and the readers of the element inserted or
 ///   removed (a moved element's value is the same: its readers do not re-run).
+///
+/// The order is held in chunks of about √n elements: an insert, a removal or a move copies one or two chunks, not
+/// the whole order, and ``index(of:)`` takes O(√n) steps.
 ///
 /// ```swift
 /// import Ripple
@@ -63,24 +67,25 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         }
     }
 
-    /// The runtime the collection's nodes belong to: the one that was ``Runtime/current`` when it was created.
-    public let runtime: Runtime
-    /// The places in order, and the revision of the edit that wrote them (which tells the collection's own writes
-    /// from a snapshot's restore).
-    @usableFromInline struct Order: Sendable {
-        @usableFromInline var places: ContiguousArray<Place>
-        @usableFromInline var revision: Int
+    /// An id's entry in the table of rows: its element's node, and the tag of the chunk of the order it was last
+    /// placed in (a hint, see `KeyedOrder.swift`).
+    @usableFromInline struct Slot {
+        @usableFromInline var row: Row
+        @usableFromInline var chunk: Int
 
-        @usableFromInline init(places: ContiguousArray<Place>, revision: Int) {
-            self.places = places
-            self.revision = revision
+        @usableFromInline init(row: Row, chunk: Int) {
+            self.row = row
+            self.chunk = chunk
         }
     }
+
+    /// The runtime the collection's nodes belong to: the one that was ``Runtime/current`` when it was created.
+    public let runtime: Runtime
 
     /// The order: what readers of ``ids`` and ``count`` depend on. Every write is a change (the edit knows it is).
     @usableFromInline let order: AtomObject<Order>
     /// The newest change, read by the views alone (`KeyedView`); written only once a view exists.
-    let changeLog: AtomObject<KeyedChange<ID>?>
+    @usableFromInline let changeLog: AtomObject<KeyedChange<ID>?>
     /// The id of an element.
     @usableFromInline let identify: @Sendable (Element) -> ID
     /// Whether two values of one element are the same for its readers.
@@ -97,8 +102,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     // graph. The properties skip the dynamic exclusivity checks: the lock already makes each access exclusive.
     @usableFromInline let lock = ParkingLock()
     /// The node of every id the collection holds, and of removed ids whose node is still read or in the order
-    /// (see `dropUnreadRows`).
-    @usableFromInline @exclusivity(unchecked) var rows: [ID: Row] = [:]
+    /// (see `noteRemovedRow`), each with its chunk hint.
+    @usableFromInline @exclusivity(unchecked) var rows: [ID: Slot] = [:]
     /// How many entries of `rows` may be for removed elements: when it passes the number of elements, the next
     /// removal looks for the nodes nothing holds any more.
     @exclusivity(unchecked) private var removedRows = 0
@@ -110,6 +115,11 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// gave: each write of the order gets a new one, so that a restored order is never taken for the current one.
     @usableFromInline @exclusivity(unchecked) var writtenRevision = 0
     @usableFromInline @exclusivity(unchecked) var lastRevision = 0
+    /// The last chunk tag given (`newChunkTag`); in batches of `runtime`, as `revision` is.
+    @usableFromInline @exclusivity(unchecked) var lastChunkTag = 0
+    /// The smallest chunk size the order aims at (`KeyedOrder.swift`): below some hundreds of elements, one or two
+    /// chunks. Tests lower it, before any edit, to split and merge chunks at small counts.
+    @usableFromInline @exclusivity(unchecked) var minimumChunk = 64
     /// The effect that empties the elements a restored order left out (`reconcile`).
     private var restores: Effect?
 
@@ -156,14 +166,15 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         }
         let neverEqual: @Sendable (Order, Order) -> Bool = { _, _ in false }
         order = AtomObject(
-            Order(places: [], revision: 0), equals: neverEqual, label: "\(self.label).order", fileID: fileID, line: line)
+            Order(chunks: [], count: 0, revision: 0), equals: neverEqual, label: "\(self.label).order", fileID: fileID,
+            line: line)
         changeLog = AtomObject(nil, equals: { $0 === $1 }, label: "\(self.label).changes", fileID: fileID, line: line)
         var places = ContiguousArray<Place>()
         for element in elements {
             let id = identify(element)
             places.append(Place(id: id, row: makeRow(element, id: id)))
         }
-        order.value = Order(places: places, revision: 0)
+        order.value = makeOrder(places, revision: 0)
         restores = Effect(label: "\(self.label).restores") { [weak self] in self?.reconcile() }
     }
 
@@ -226,42 +237,44 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// Reads the order: a dependency on it, for a read that found no element.
     @usableFromInline
     func dependOnOrder() {
-        _ = order.value.places.count
+        _ = order.value.count
     }
 
     /// The ids of the elements, in order. Reading it depends on the order only.
     ///
     /// Threading: from any thread.
     public var ids: [ID] {
-        order.value.places.map(\.id)
+        order.value.ids
     }
 
     /// How many elements the collection holds. Reading it depends on the order only.
     ///
     /// Threading: from any thread.
     public var count: Int {
-        order.value.places.count
+        order.value.count
     }
 
     /// Whether the collection holds no element. Reading it depends on the order only.
     ///
     /// Threading: from any thread.
     public var isEmpty: Bool {
-        order.value.places.isEmpty
+        order.value.count == 0
     }
 
-    /// The position of the element with `id`, or nil. Reading it depends on the order only. Linear in the count.
+    /// The position of the element with `id`, or nil. Reading it depends on the order only. It takes O(√n) steps:
+    /// the order is held in chunks of about √n elements, and the collection knows each element's chunk.
     ///
     /// Threading: from any thread.
     public func index(of id: ID) -> Int? {
-        order.value.places.firstIndex { $0.id == id }
+        let order = order.value
+        return position(of: id, in: order)
     }
 
     /// Whether the collection holds an element with `id`. Reading it depends on the order only.
     ///
     /// Threading: from any thread.
     public func contains(_ id: ID) -> Bool {
-        _ = order.value.places.count  // a dependency on every insert and removal; the element's value says which
+        _ = order.value.count  // a dependency on every insert and removal; the element's value says which
         guard let row = row(for: id) else { return false }
         return runtime.untracked { row.value } != nil
     }
@@ -271,7 +284,13 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     ///
     /// Threading: from any thread.
     public var elements: [Element] {
-        order.value.places.compactMap { $0.row.value }
+        var elements: [Element] = []
+        let order = order.value
+        elements.reserveCapacity(order.count)
+        order.forEachPlace { place in
+            if let element = place.row.value { elements.append(element) }
+        }
+        return elements
     }
 
     // MARK: Editing
@@ -359,8 +378,8 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         guard let row = row(for: id) else { return nil }
         return runtime.batch {
             guard let element = row.latestValue else { return nil }
-            editOrder { places in
-                if let index = places.firstIndex(where: { $0.row === row }) { places.remove(at: index) }
+            editOrder { order in
+                if let location = locate(id, row: row, in: order) { removePlace(at: location, from: &order) }
             }
             row.value = nil
             record(.removed, id)
@@ -385,20 +404,20 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// Threading: from any thread. An index out of range traps.
     @inlinable @discardableResult
     public func move(_ id: ID, to index: Int) -> Bool {
-        runtime.batch {
-            var found = false
-            editOrder { places in
-                guard let from = places.firstIndex(where: { $0.id == id }) else { return }
-                precondition(
-                    index >= 0 && index < places.count,
-                    "Ripple: \(label).move(\(id), to: \(index)): the index is outside 0..<\(places.count).")
-                found = true
-                if from == index { return }
-                let place = places.remove(at: from)
-                places.insert(place, at: index)
+        guard let row = row(for: id) else { return false }
+        return runtime.batch {
+            guard let from = locate(id, row: row, in: order.latestValue) else { return false }
+            let count = order.latestValue.count
+            precondition(
+                index >= 0 && index < count,
+                "Ripple: \(label).move(\(id), to: \(index)): the index is outside 0..<\(count).")
+            editOrder { order in
+                if from.position == index { return }
+                let place = removePlace(at: from, from: &order)
+                insertPlace(place, at: index, into: &order)
             }
-            if found { record(.moved, id) }
-            return found
+            record(.moved, id)
+            return true
         }
     }
 
@@ -407,7 +426,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
     /// The node of `id`'s element (nil-valued when removed), or nil when the collection has none.
     @inlinable
     func row(for id: ID) -> Row? {
-        lock.withLock { rows[id] }
+        lock.withLock { rows[id]?.row }
     }
 
     /// A new node holding `element`, made in the collection's runtime and entered in `rows`.
@@ -416,7 +435,7 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         let row = RippleContext.$runtimeOverride.withValue(runtime) {
             Row(element, equals: rowEquals, fileID: fileID, line: line)
         }
-        lock.withLock { rows[id] = row }
+        lock.withLock { rows[id] = Slot(row: row, chunk: 0) }
         return row
     }
 
@@ -429,52 +448,51 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
         if let existing = self.row(for: id) {
             // Not nil: in the order, or left out by a snapshot restored in this batch (before `reconcile` ran).
             precondition(
-                existing.latestValue == nil || !order.latestValue.places.contains { $0.row === existing },
+                existing.latestValue == nil || locate(id, row: existing, in: order.latestValue) == nil,
                 "Ripple: \(label) holds an element with id \(id) already. Ids must be unique: update it instead.")
             existing.value = element
             row = existing
         } else {
             row = makeRow(element, id: id)
         }
-        editOrder { places in
-            let index = index ?? places.count
-            precondition(
-                index >= 0 && index <= places.count,
-                "Ripple: \(label).insert(_:at: \(index)): the index is outside 0...\(places.count).")
-            places.insert(Place(id: id, row: row), at: index)
+        editOrder { order in
+            insertPlace(Place(id: id, row: row), at: index ?? order.count, into: &order)
         }
         record(.inserted, id)
     }
 
-    /// Changes the places in order, as the collection's own write; in a batch of `runtime`.
+    /// Changes the order, as the collection's own write; in a batch of `runtime`.
     @inlinable
-    func editOrder(_ body: (inout ContiguousArray<Place>) -> Void) {
+    func editOrder(_ body: (inout Order) -> Void) {
         lastRevision += 1
         writtenRevision = lastRevision
         let revision = lastRevision
         order.update { order in
-            body(&order.places)
+            body(&order)
             order.revision = revision
         }
     }
 
     /// The restores' effect: when the order is not the collection's last write (a snapshot restored it), empties
     /// the elements that are out of it (so that their readers learn of it, and an insert of their ids finds them
-    /// empty) and takes the restored order as its own.
+    /// empty) and takes the restored order as its own, with its chunks' hints.
     private func reconcile() {
         let restored = order.value
         runtime.batch {
             guard restored.revision != writtenRevision else { return }
-            let kept = Set(restored.places.map(\.id))
+            var kept = Set<ID>(minimumCapacity: restored.count)
+            restored.forEachPlace { kept.insert($0.id) }
             let rows = lock.withLock { self.rows }
-            for (id, row) in rows where row.latestValue != nil && !kept.contains(id) {
-                row.value = nil
+            for (id, slot) in rows where slot.row.latestValue != nil && !kept.contains(id) {
+                slot.row.value = nil
             }
+            noteChunks(of: restored)
             writtenRevision = restored.revision
         }
     }
 
     /// Makes edits log their changes for the views, from a first entry that views can find their way back to.
+    @usableFromInline
     func startLoggingChanges() {
         runtime.batch {
             guard !logsChanges else { return }
@@ -508,10 +526,10 @@ public final class KeyedCollection<Element: Sendable, ID: Hashable & Sendable> {
             // The nodes dropped leave the graph when `dropped` goes, after the lock: never touch the graph holding it.
             var dropped: [Row] = []
             lock.withLock {
-                for id in Array(rows.keys) where rows[id]?.latestValue == nil {
-                    if isKnownUniquelyReferenced(&rows[id]!) { dropped.append(rows.removeValue(forKey: id)!) }
+                for id in Array(rows.keys) where rows[id]?.row.latestValue == nil {
+                    if isKnownUniquelyReferenced(&rows[id]!.row) { dropped.append(rows.removeValue(forKey: id)!.row) }
                 }
-                removedRows = rows.values.reduce(0) { $0 + ($1.latestValue == nil ? 1 : 0) }
+                removedRows = rows.values.reduce(0) { $0 + ($1.row.latestValue == nil ? 1 : 0) }
             }
             _ = consume dropped
         }
@@ -601,7 +619,8 @@ extension AtomObject {
     @inlinable var latestValue: Value { latest }
 }
 
-// The collection's own mutable state (`rows`, `removedRows`) is touched only under `lock`, and `logsChanges` only in
-// batches of `runtime`, which hold its graph exclusively; everything else is a `let` of Sendable nodes and
-// `@Sendable` closures. So sharing the collection between threads is safe: its element type and ids are Sendable.
+// The collection's own mutable state (`rows`, `removedRows`) is touched only under `lock`, and `logsChanges`, the
+// revisions, `lastChunkTag` and `minimumChunk` only in batches of `runtime` (or in `init`, or by a test before any
+// edit), which hold its graph exclusively; everything else is a `let` of Sendable nodes and `@Sendable` closures. So
+// sharing the collection between threads is safe: its element type and ids are Sendable.
 extension KeyedCollection: @unchecked Sendable {}

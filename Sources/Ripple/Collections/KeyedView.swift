@@ -34,11 +34,16 @@
 public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendable {
     /// The collection the view lists elements of.
     public let source: KeyedCollection<Element, ID>
-    let isIncluded: (@Sendable (Element) -> Bool)?
-    let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
+    @usableFromInline let isIncluded: (@Sendable (Element) -> Bool)?
+    @usableFromInline let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
     /// The view's node: its value is the ids, with a generation that changes when they do.
-    let node: Derivation<KeyedViewIDs<ID>>
+    @usableFromInline let node: Derivation<KeyedViewIDs<ID>>
+    /// What the node's body keeps between its evaluations.
+    @usableFromInline let state: KeyedViewState<Element, ID>
 
+    // Inlinable, as the view's state and body are: specialized where the element and id types are known, the
+    // body's look-ups run without generic metadata looked up at run time.
+    @inlinable
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
         areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?, label: String?
@@ -48,6 +53,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
         self.areInIncreasingOrder = areInIncreasingOrder
         let state = KeyedViewState(
             source: source, isIncluded: isIncluded, areInIncreasingOrder: areInIncreasingOrder)
+        self.state = state
         node = withIsolatedRuntime(using: source.runtime) {
             derive(equals: { $0.generation == $1.generation }, label: label ?? "\(source.label).view") {
                 state.evaluate()
@@ -85,6 +91,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
     ///   - isIncluded: whether an element is in the view. It should depend on the element alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func filter(label: String? = nil, _ isIncluded: @escaping @Sendable (Element) -> Bool) -> KeyedView {
         let before = self.isIncluded
         let both: @Sendable (Element) -> Bool =
@@ -100,6 +107,7 @@ public final class KeyedView<Element: Sendable, ID: Hashable & Sendable>: Sendab
     ///   - areInIncreasingOrder: a strict weak ordering of elements. It should depend on the elements alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func sorted(
         label: String? = nil, by areInIncreasingOrder: @escaping @Sendable (Element, Element) -> Bool
     ) -> KeyedView {
@@ -148,6 +156,7 @@ extension KeyedCollection {
     ///     nodes inside it are not tracked.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func filter(
         label: String? = nil, _ isIncluded: @escaping @Sendable (Element) -> Bool
     ) -> KeyedView<Element, ID> {
@@ -174,6 +183,7 @@ extension KeyedCollection {
     ///   - areInIncreasingOrder: a strict weak ordering of elements. It should depend on the elements alone.
     ///
     /// Threading: from any thread.
+    @inlinable
     public func sorted(
         label: String? = nil, by areInIncreasingOrder: @escaping @Sendable (Element, Element) -> Bool
     ) -> KeyedView<Element, ID> {
@@ -183,32 +193,46 @@ extension KeyedCollection {
 
 /// A view's value: the ids it lists, and a generation that changes exactly when they do (so that the derivation's
 /// equality is one comparison, not one of the whole list).
+@usableFromInline
 struct KeyedViewIDs<ID: Sendable>: Sendable {
-    let ids: [ID]
-    let generation: Int
+    @usableFromInline let ids: [ID]
+    @usableFromInline let generation: Int
+
+    @inlinable init(ids: [ID], generation: Int) {
+        self.ids = ids
+        self.generation = generation
+    }
 }
 
 /// What a view keeps between its evaluations, and the evaluation itself: the body of its derivation.
+@usableFromInline
 final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
-    let source: KeyedCollection<Element, ID>
-    let isIncluded: (@Sendable (Element) -> Bool)?
-    let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
+    @usableFromInline let source: KeyedCollection<Element, ID>
+    @usableFromInline let isIncluded: (@Sendable (Element) -> Bool)?
+    @usableFromInline let areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
 
     /// The newest change the view has taken in; nil before its first evaluation.
-    private var seen: KeyedChange<ID>?
-    private var evaluated = false
+    @usableFromInline var seen: KeyedChange<ID>?
+    @usableFromInline var evaluated = false
     /// Whether each element of the collection is in the view (the predicate's memo).
-    private var included: [ID: Bool] = [:]
+    @usableFromInline var included: [ID: Bool] = [:]
     /// The view's ids, in its order.
-    private var members: [ID] = []
+    @usableFromInline var members: [ID] = []
     /// For a sorted view, the value each member had when it took its place (so `memberValues[i]` is `members[i]`'s):
     /// the binary searches compare these, without a look-up, and find an edited element's old place by its old
     /// value.
-    private var memberValues: [Element] = []
+    @usableFromInline var memberValues: [Element] = []
     /// The same by id.
-    private var placedValues: [ID: Element] = [:]
-    private var generation = 0
+    @usableFromInline var placedValues: [ID: Element] = [:]
+    @usableFromInline var generation = 0
+    /// How many times the view went through the whole collection (its first evaluation, a restore, many changes at
+    /// once): for the tests, which check that an element entering or leaving does not.
+    @usableFromInline var fullPasses = 0
+    /// How many elements may enter or leave in one evaluation of a view in the collection's order, each by a
+    /// binary search: more go through the whole order once.
+    @inlinable static var incrementalLimit: Int { 32 }
 
+    @inlinable
     init(
         source: KeyedCollection<Element, ID>, isIncluded: (@Sendable (Element) -> Bool)?,
         areInIncreasingOrder: (@Sendable (Element, Element) -> Bool)?
@@ -219,6 +243,7 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// The view's body: depends on the collection's change log alone, and reads the elements untracked.
+    @inlinable
     func evaluate() -> KeyedViewIDs<ID> {
         let head = source.changeLog.value
         source.runtime.untracked {
@@ -234,21 +259,24 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     }
 
     /// Whether `element` is in the view.
-    private func passes(_ element: Element) -> Bool {
+    @inlinable
+    func passes(_ element: Element) -> Bool {
         isIncluded?(element) ?? true
     }
 
     /// The current value of the element with `id` (untracked: called in `untracked`).
-    private func element(_ id: ID) -> Element? {
+    @inlinable
+    func element(_ id: ID) -> Element? {
         source.row(for: id)?.value
     }
 
     /// The view from the whole collection.
-    private func computeAll() {
+    @inlinable
+    func computeAll() {
         var kept: [(id: ID, element: Element)] = []
         included = [:]
-        for place in source.order.value.places {
-            guard let element = place.row.value else { continue }
+        source.order.value.forEachPlace { place in
+            guard let element = place.row.value else { return }
             let passes = passes(element)
             included[place.id] = passes
             if passes { kept.append((place.id, element)) }
@@ -260,24 +288,36 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
             placedValues = Dictionary(uniqueKeysWithValues: kept.lazy.map { ($0.id, $0.element) })
         }
         generation += 1
+        fullPasses += 1
     }
 
     /// The view after `changes` (oldest first): each element they name is tested once, whatever the number of its
     /// changes.
-    private func apply(_ changes: [KeyedChange<ID>]) {
+    @inlinable
+    func apply(_ changes: [KeyedChange<ID>]) {
         var touched: [ID] = []
         var named = Set<ID>()
-        var movedMember = false
+        var relocated = Set<ID>()
         for change in changes {
             guard let id = change.id else { continue }
             if named.insert(id).inserted { touched.append(id) }
-            if change.kind == .moved && included[id] == true { movedMember = true }
+            if change.kind != .changed { relocated.insert(id) }
         }
         if let areInIncreasingOrder {
             applySorted(touched, by: areInIncreasingOrder)
-            return
+        } else {
+            applyInOrder(touched, relocated: relocated)
         }
-        var flipped = false
+    }
+
+    /// `apply` for a view in the collection's order: each touched member that fails now, is gone or took another
+    /// place leaves; each touched element that passes and is not in its place enters it, found by a binary search
+    /// of the members by their positions in the collection (each an O(√n) look-up: see `KeyedOrder.swift`). The
+    /// members that did not change keep their order among themselves, the collection's.
+    @inlinable
+    func applyInOrder(_ touched: [ID], relocated: Set<ID>) {
+        var entering: [ID] = []
+        var left: [ID] = []
         for id in touched {
             let was = included[id] ?? false
             let now: Bool
@@ -288,16 +328,45 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
                 now = false
                 included[id] = nil
             }
-            if was != now { flipped = true }
+            let moves = relocated.contains(id)
+            if was && (!now || moves) { left.append(id) }
+            if now && (!was || moves) { entering.append(id) }
         }
-        guard flipped || movedMember else { return }
-        members = source.order.value.places.compactMap { included[$0.id] == true ? $0.id : nil }
+        guard !left.isEmpty || !entering.isEmpty else { return }
         generation += 1
+        let order = source.order.value
+        // Many at once (a batch of edits): one pass over the order, with the predicate's memo.
+        if left.count + entering.count > Self.incrementalLimit {
+            var kept: [ID] = []
+            order.forEachPlace { if included[$0.id] == true { kept.append($0.id) } }
+            members = kept
+            fullPasses += 1
+            return
+        }
+        for id in left {
+            if let index = members.firstIndex(of: id) { members.remove(at: index) }
+        }
+        for id in entering {
+            // Not in the order: a restored snapshot left it out, and `reconcile` empties it next.
+            guard let position = source.position(of: id, in: order) else { continue }
+            var low = 0
+            var high = members.count
+            while low < high {
+                let middle = (low + high) / 2
+                if let other = source.position(of: members[middle], in: order), other < position {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            members.insert(id, at: low)
+        }
     }
 
     /// `apply` for a sorted view: each touched element leaves its place, then each one in the view enters its
     /// place by binary search, among elements that did not change and so are still in order.
-    private func applySorted(_ touched: [ID], by areInIncreasingOrder: (Element, Element) -> Bool) {
+    @inlinable
+    func applySorted(_ touched: [ID], by areInIncreasingOrder: (Element, Element) -> Bool) {
         var removedAt: [Int] = []
         for id in touched where included[id] == true {
             if let index = place(of: id, by: areInIncreasingOrder) {
@@ -340,7 +409,8 @@ final class KeyedViewState<Element: Sendable, ID: Hashable & Sendable> {
     /// Where member `id` is: the first place whose value its old value does not precede (a binary search), then
     /// along the values equal to it; a linear search if it is not there (not reached while the comparator is a
     /// strict weak ordering of unchanging values).
-    private func place(of id: ID, by areInIncreasingOrder: (Element, Element) -> Bool) -> Int? {
+    @inlinable
+    func place(of id: ID, by areInIncreasingOrder: (Element, Element) -> Bool) -> Int? {
         guard let old = placedValues[id] else { return members.firstIndex(of: id) }
         var low = 0
         var high = members.count

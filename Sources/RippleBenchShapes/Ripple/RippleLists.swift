@@ -148,6 +148,45 @@ public enum RippleLists {
         return ShapeResult(milliseconds: best, operations: count, value: 0, count: 0, failures: verifier.failures)
     }
 
+    /// Ripple's keyed collection with a filtered view in its order (the even values) and an effect reading the view:
+    /// nanoseconds per edit that makes a row enter or leave the view (fastest sample), checked by the effect's runs
+    /// (one per edit) and the view's ids against the model.
+    public static func keyedFilterEntry(rows: Int = defaultRows, samples: Int = defaultSamples) -> ShapeResult {
+        let verifier = Verifier()
+        let runtime = Runtime()
+        var model = initialRows(rows)
+        let viewRuns = Counter()
+        let (collection, view, effect) = withIsolatedRuntime(using: runtime) {
+            let collection = KeyedCollection(model)
+            let view = collection.filter(inView)
+            let effect = Effect {
+                _ = view.count
+                viewRuns.count += 1
+            }
+            return (collection, view, effect)
+        }
+        let count = 2_000
+        var best = Double.infinity
+        for sample in 0..<max(samples, 1) {
+            // Distinct rows (7,919 is prime to the count), each one's value one more: in the view or out of it.
+            var edits: [(id: Int, value: Int)] = []
+            for index in 0..<count {
+                let position = (index &* 7_919 &+ sample) % model.count
+                model[position].value += 1
+                edits.append((model[position].id, model[position].value))
+            }
+            let runsBefore = viewRuns.count
+            let start = now()
+            for edit in edits { collection.update(edit.id) { $0.value = edit.value } }
+            best = min(best, Double(now() - start) / 1e6)
+            let runs = viewRuns.count - runsBefore
+            verifier.expect(runs == count, "filter: the view's effect ran \(runs) times for \(count) edits")
+        }
+        verifier.expect(view.ids == model.filter(inView).map(\.id), "filter: the view differs from the model")
+        withExtendedLifetime(effect) {}
+        return ShapeResult(milliseconds: best, operations: count, value: 0, count: 0, failures: verifier.failures)
+    }
+
     /// Ripple's keyed collection: exact effect runs of one operation (the row effects' and the list's), for the
     /// tests and the benchmark's notes.
     public static func keyedRuns(_ operation: Operation, rows: Int = defaultRows) -> (rowEffects: Int, list: Int) {

@@ -21,7 +21,7 @@ public typealias AsyncDerivation<Value> = TypedAsyncDerivation<Value, any Error>
 ///
 /// Create one with `derive { () async throws -> Value in ... }` (an ``AsyncDerivation``, `Failure` is `any Error`) or
 /// `derive { () async throws(FetchError) -> Value in ... }` (`Failure` is `FetchError`), or follow an `AsyncSequence`
-/// with ``init(following:label:fileID:line:)-40g2q``. Like a ``Derivation`` it is lazy: nothing starts before the first
+/// with ``init(following:label:fileID:line:)-84960``. Like a ``Derivation`` it is lazy: nothing starts before the first
 /// read of ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple
 /// read its body makes, before or after an `await`, in child tasks too (`async let`, task groups), is a dependency of
 /// the run; detached tasks are not part of the run.

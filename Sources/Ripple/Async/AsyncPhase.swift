@@ -1,6 +1,6 @@
 /// Where an async value stands: its run is in flight, or it finished with a value or an error.
 ///
-/// ``AsyncDerivation/phase`` returns one. Switch over it to render each state, or use the accessors:
+/// ``TypedAsyncDerivation/phase`` returns one. Switch over it to render each state, or use the accessors:
 ///
 /// ```swift
 /// switch profile.phase {
@@ -10,16 +10,32 @@
 /// }
 /// ```
 ///
-/// Threading: a plain value; `Sendable` when `Value` is. Two phases are equal when both are ``suspending``, both
-/// are ``success(_:)`` with equal values, or both are ``failure(_:)`` with errors of the same type and the same
-/// description (errors are not `Equatable`; this is what tests compare).
-public enum AsyncPhase<Value> {
+/// A body that throws untyped errors (or none) gives an `AsyncPhase<Value>`, whose failure is `any Error`. This
+/// is that type.
+public typealias AsyncPhase<Value> = TypedAsyncPhase<Value, any Error>
+
+/// Where an async value stands, with the error type its body declares: its run is in flight, or it finished with
+/// a value or an error of type `Failure`.
+///
+/// A body declared `throws(FetchError)` gives a `TypedAsyncPhase<Value, FetchError>`: its ``error`` is a
+/// `FetchError?`, compared without a cast. Every other body gives an ``AsyncPhase`` (`Failure` is `any Error`).
+///
+/// ```swift
+/// enum FetchError: Error { case noData }
+/// let phase: TypedAsyncPhase<Int, FetchError> = .failure(.noData)
+/// assert(phase.error == .noData)
+/// ```
+///
+/// Threading: a plain value; `Sendable` when `Value` and `Failure` are. Two phases are equal when both are
+/// ``suspending``, both are ``success(_:)`` with equal values, or both are ``failure(_:)`` with errors of the same
+/// type and the same description (what tests compare; errors need not be `Equatable`).
+public enum TypedAsyncPhase<Value, Failure: Error> {
     /// The run for the current inputs is in flight (or has not started yet).
     case suspending
     /// The run finished with this value.
     case success(Value)
     /// The run threw this error.
-    case failure(any Error)
+    case failure(Failure)
 
     /// The value of a ``success(_:)``, else nil.
     ///
@@ -32,14 +48,14 @@ public enum AsyncPhase<Value> {
         return nil
     }
 
-    /// The error of a ``failure(_:)``, else nil.
+    /// The error of a ``failure(_:)``, else nil: typed as the body declared it.
     ///
     /// ```swift
     /// struct Offline: Error {}
     /// let phase: AsyncPhase<Int> = .failure(Offline())
     /// assert(phase.error is Offline)
     /// ```
-    public var error: (any Error)? {
+    public var error: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }
@@ -63,7 +79,7 @@ public enum AsyncPhase<Value> {
     /// ```
     ///
     /// - Parameter transform: applied to the value of a ``success(_:)``.
-    public func map<T>(_ transform: (Value) throws -> T) rethrows -> AsyncPhase<T> {
+    public func map<T>(_ transform: (Value) throws -> T) rethrows -> TypedAsyncPhase<T, Failure> {
         switch self {
         case .suspending: .suspending
         case .success(let value): .success(try transform(value))
@@ -77,7 +93,7 @@ public enum AsyncPhase<Value> {
     /// let phase: AsyncPhase<Int> = .success(1)
     /// assert(try phase.get() == 1)
     /// ```
-    public func get() throws -> Value? {
+    public func get() throws(Failure) -> Value? {
         switch self {
         case .suspending: nil
         case .success(let value): value
@@ -86,9 +102,9 @@ public enum AsyncPhase<Value> {
     }
 }
 
-extension AsyncPhase: Sendable where Value: Sendable {}
+extension TypedAsyncPhase: Sendable where Value: Sendable {}
 
-extension AsyncPhase: Equatable where Value: Equatable {
+extension TypedAsyncPhase: Equatable where Value: Equatable {
     /// Equal phases: both suspending, successes with equal values, or failures whose errors have the same type and
     /// description.
     ///
@@ -96,7 +112,7 @@ extension AsyncPhase: Equatable where Value: Equatable {
     /// assert(AsyncPhase<Int>.success(1) == .success(1))
     /// assert(AsyncPhase<Int>.suspending != .success(1))
     /// ```
-    public static func == (lhs: AsyncPhase, rhs: AsyncPhase) -> Bool {
+    public static func == (lhs: TypedAsyncPhase, rhs: TypedAsyncPhase) -> Bool {
         switch (lhs, rhs) {
         case (.suspending, .suspending): true
         case (.success(let a), .success(let b)): a == b
@@ -107,7 +123,7 @@ extension AsyncPhase: Equatable where Value: Equatable {
     }
 }
 
-extension AsyncPhase: CustomStringConvertible {
+extension TypedAsyncPhase: CustomStringConvertible {
     /// `suspending`, `success(<value>)` or `failure(<error>)`.
     ///
     /// ```swift

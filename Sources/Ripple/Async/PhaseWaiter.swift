@@ -1,5 +1,5 @@
-/// One caller of ``AsyncDerivation/value`` waiting for a phase that is not suspending: the continuation to resume
-/// once, and the observer effect that keeps the derivation observed meanwhile.
+/// One caller of ``TypedAsyncDerivation/value`` waiting for a phase that is not suspending: the continuation to
+/// resume once, and the observer effect that keeps the derivation observed meanwhile.
 ///
 /// Resumed by the observer (inside a flush, holding the graph) or by the task's cancellation handler, whichever
 /// comes first; the handler must not wait for the graph (a flush may be delivering to the same task), so both go

@@ -96,7 +96,7 @@ extension DeclaredDerivation where Value: Sendable {
     }
 }
 
-extension DeclaredAsyncDerivation: TrackedValue {
+extension TypedDeclaredAsyncDerivation: TrackedValue {
     /// The phase of the current runtime's instance: a tracked read, as ``phase``.
     ///
     /// ```swift
@@ -104,7 +104,7 @@ extension DeclaredAsyncDerivation: TrackedValue {
     /// ```
     ///
     /// Threading: from any thread.
-    public var trackedValue: AsyncPhase<Value> { phase }
+    public var trackedValue: TypedAsyncPhase<Value, Failure> { phase }
 
     /// The runtime a use of this declaration goes to now: the one evaluating on this thread, else
     /// ``Runtime/current``.
@@ -135,7 +135,7 @@ extension DeclaredAsyncDerivation: TrackedValue {
     /// ```
     ///
     /// Threading: from any thread. Lifetime: the instance lives at least as long as the recording.
-    public func recordChanges() -> ChangeRecording<AsyncPhase<Value>> {
+    public func recordChanges() -> ChangeRecording<TypedAsyncPhase<Value, Failure>> {
         node.recordChanges()
     }
 }

@@ -133,37 +133,42 @@ public struct DeclarationMaker: Sendable {
     }
 
     /// Declares an async derivation: one instance per runtime, whose body runs in a task started by the first
-    /// read of its phase or value, and again when what it read changes (see ``AsyncDerivation``). `Equatable`
-    /// results equal to the previous one change nothing downstream.
+    /// read of its phase or value, and again when what it read changes (see ``TypedAsyncDerivation``). `Equatable`
+    /// results equal to the previous one change nothing downstream. Its failures have the type the body throws:
+    /// `E` for a body declared `throws(E)`, `any Error` for an untyped one (a ``DeclaredAsyncDerivation``).
     ///
     /// ```swift
     /// let book = declare.derived { () async throws -> Book in
     ///     try await apiClient.value.fetchBook(isbn: isbn.value)
     /// }
+    /// let shelf = declare.derived { () async throws(FetchError) -> [Book] in
+    ///     try await catalog.shelf()
+    /// }
+    /// if shelf.phase.error == .noData { showEmptyShelf() }
     /// ```
     ///
     /// - Parameters:
     ///   - label: the name of its instances in trap messages.
     ///   - keepAlive: keep each runtime's instance for the runtime's lifetime.
     ///   - lifecycle: hooks run when an instance is created and released (`updated` is not called for async
-    ///     derivations: observe ``DeclaredAsyncDerivation/phase`` instead).
+    ///     derivations: observe ``TypedDeclaredAsyncDerivation/phase`` instead).
     ///   - fileID: the file of the declaration (leave the default).
     ///   - line: the line of the declaration (leave the default).
     ///   - body: computes the value, reading nodes and declarations before and after its `await`s.
     ///
-    /// Threading: from any thread. Lifetime: see ``DeclaredAsyncDerivation``.
-    public func derived<Value: Sendable & Equatable>(
+    /// Threading: from any thread. Lifetime: see ``TypedDeclaredAsyncDerivation``.
+    public func derived<Value: Sendable & Equatable, E: Error>(
         label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
-        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
-    ) -> DeclaredAsyncDerivation<Value> {
-        DeclaredAsyncDerivation(
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws(E) -> Value
+    ) -> TypedDeclaredAsyncDerivation<Value, E> {
+        TypedDeclaredAsyncDerivation(
             Declaration(
                 body: body, equals: { $0 == $1 }, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
                 fileID: fileID, line: line))
     }
 
     /// Declares an async derivation whose results always count as changes (for values that are not
-    /// `Equatable`).
+    /// `Equatable`). Failures have the type the body throws, as for the `Equatable` form.
     ///
     /// ```swift
     /// let image = declare.derived { () async throws -> Data in try await download(url.value) }
@@ -177,15 +182,68 @@ public struct DeclarationMaker: Sendable {
     ///   - line: the line of the declaration (leave the default).
     ///   - body: computes the value.
     ///
-    /// Threading: from any thread. Lifetime: see ``DeclaredAsyncDerivation``.
-    public func derived<Value: Sendable>(
+    /// Threading: from any thread. Lifetime: see ``TypedDeclaredAsyncDerivation``.
+    public func derived<Value: Sendable, E: Error>(
         label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
-        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws -> Value
-    ) -> DeclaredAsyncDerivation<Value> {
-        DeclaredAsyncDerivation(
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async throws(E) -> Value
+    ) -> TypedDeclaredAsyncDerivation<Value, E> {
+        TypedDeclaredAsyncDerivation(
             Declaration(
                 body: body, equals: nil, keepAlive: keepAlive, lifecycle: lifecycle, label: label,
                 fileID: fileID, line: line))
+    }
+
+    // Bodies that throw nothing give a `DeclaredAsyncDerivation`, as before typed failures (rather than a
+    // declaration whose failure is `Never`).
+
+    /// Declares an async derivation whose body throws nothing, with `Equatable` results: a
+    /// ``DeclaredAsyncDerivation``, as for an untyped body.
+    ///
+    /// ```swift
+    /// let greeting = declare.derived { () async in "hello" }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - label: the name of its instances in trap messages.
+    ///   - keepAlive: keep each runtime's instance for the runtime's lifetime.
+    ///   - lifecycle: hooks run when an instance is created and released.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///   - body: computes the value.
+    ///
+    /// Threading: from any thread. Lifetime: see ``TypedDeclaredAsyncDerivation``.
+    public func derived<Value: Sendable & Equatable>(
+        label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async -> Value
+    ) -> DeclaredAsyncDerivation<Value> {
+        derived(
+            label: label, keepAlive: keepAlive, lifecycle: lifecycle, fileID: fileID, line: line,
+            body as @Sendable () async throws -> Value)
+    }
+
+    /// Declares an async derivation whose body throws nothing, whose results always count as changes: a
+    /// ``DeclaredAsyncDerivation``.
+    ///
+    /// ```swift
+    /// let snapshot = declare.derived { () async -> Data in await renderer.png() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - label: the name of its instances in trap messages.
+    ///   - keepAlive: keep each runtime's instance for the runtime's lifetime.
+    ///   - lifecycle: hooks run when an instance is created and released.
+    ///   - fileID: the file of the declaration (leave the default).
+    ///   - line: the line of the declaration (leave the default).
+    ///   - body: computes the value.
+    ///
+    /// Threading: from any thread. Lifetime: see ``TypedDeclaredAsyncDerivation``.
+    public func derived<Value: Sendable>(
+        label: String? = nil, keepAlive: Bool = false, lifecycle: Lifecycle<Value> = Lifecycle(),
+        fileID: String = #fileID, line: Int = #line, _ body: @escaping @Sendable () async -> Value
+    ) -> DeclaredAsyncDerivation<Value> {
+        derived(
+            label: label, keepAlive: keepAlive, lifecycle: lifecycle, fileID: fileID, line: line,
+            body as @Sendable () async throws -> Value)
     }
 
     /// Declares a family of atoms: one instance per key per runtime, starting from `makeDefault(key)`.

@@ -1,6 +1,17 @@
+/// A declared async derivation whose failures are `any Error`: the declaration of a body that throws untyped errors,
+/// or none. Everything about it is documented on ``TypedDeclaredAsyncDerivation``, the same type with the failure
+/// type as a parameter.
+///
+/// ```swift
+/// let book: DeclaredAsyncDerivation<Book> = declare.derived { () async throws in try await api.book() }
+/// ```
+public typealias DeclaredAsyncDerivation<Value: Sendable> = TypedDeclaredAsyncDerivation<Value, any Error>
+
 /// An async derivation declared once, as a global or static value, with one instance per runtime.
 ///
-/// Make one with `declare.derived { () async throws -> Value in ... }`. Its instance (an ``AsyncDerivation``) is
+/// Make one with `declare.derived { () async throws -> Value in ... }` (a ``DeclaredAsyncDerivation``), or with a
+/// body declared `throws(E)`, whose instance's phase has errors of type `E` (`Failure`), as
+/// ``TypedAsyncDerivation`` describes; its overrides throw `E` too. Its instance (a ``TypedAsyncDerivation``) is
 /// created in the current runtime on first use; its body runs with that runtime as ``Runtime/current``, so the
 /// declarations it reads are that runtime's (and their overrides apply).
 ///
@@ -20,11 +31,11 @@
 ///
 /// ## Lifetime
 /// As for ``DeclaredDerivation``; releasing the instance cancels its run in flight.
-public final class DeclaredAsyncDerivation<Value: Sendable>: Sendable {
+public final class TypedDeclaredAsyncDerivation<Value: Sendable, Failure: Error>: Sendable {
     /// The slot, the body, the equality, the hooks.
-    let declaration: Declaration<Value, @Sendable () async throws -> Value, Lifecycle<Value>>
+    let declaration: Declaration<Value, @Sendable () async throws(Failure) -> Value, Lifecycle<Value>>
 
-    init(_ declaration: Declaration<Value, @Sendable () async throws -> Value, Lifecycle<Value>>) {
+    init(_ declaration: Declaration<Value, @Sendable () async throws(Failure) -> Value, Lifecycle<Value>>) {
         self.declaration = declaration
     }
 
@@ -37,31 +48,31 @@ public final class DeclaredAsyncDerivation<Value: Sendable>: Sendable {
     /// ```
     ///
     /// Threading: from any thread. Lifetime: holding the node keeps the instance alive.
-    public var node: AsyncDerivation<Value> {
+    public var node: TypedAsyncDerivation<Value, Failure> {
         instance(in: .forDeclarations)
     }
 
     @inline(never)
-    func makeInstance(in runtime: Runtime) -> AsyncDerivation<Value> {
+    func makeInstance(in runtime: Runtime) -> TypedAsyncDerivation<Value, Failure> {
         let box = ReplaceableBody(currentBody(in: runtime), in: runtime, tracksReplacement: true)
         return install(in: runtime, body: box) {
             runtime.creatingInstance {
-                AsyncDerivation<Value>(
-                    starter: AsyncDerivation.starter(running: box), equals: declaration.equals,
+                TypedAsyncDerivation<Value, Failure>(
+                    starter: TypedAsyncDerivation.starter(running: box), equals: declaration.equals,
                     label: declaration.explicitLabel, fileID: declaration.fileID, line: declaration.line,
                     runtime: runtime)
             }
         }
     }
 
-    /// Where the instance's value stands: a tracked read of ``AsyncDerivation/phase``.
+    /// Where the instance's value stands: a tracked read of ``TypedAsyncDerivation/phase``.
     ///
     /// ```swift
     /// let render = Effect { print(book.phase) }
     /// ```
     ///
     /// Threading: from any thread.
-    public var phase: AsyncPhase<Value> {
+    public var phase: TypedAsyncPhase<Value, Failure> {
         node.phase
     }
 
@@ -72,7 +83,7 @@ public final class DeclaredAsyncDerivation<Value: Sendable>: Sendable {
     /// ```
     ///
     /// Threading: from any thread. Lifetime: the returned node keeps the instance alive.
-    public var existingNode: AsyncDerivation<Value>? {
+    public var existingNode: TypedAsyncDerivation<Value, Failure>? {
         existingInstance
     }
 
@@ -96,27 +107,27 @@ public final class DeclaredAsyncDerivation<Value: Sendable>: Sendable {
     /// let failing = book.overridden { throw URLError(.notConnectedToInternet) }
     /// ```
     ///
-    /// - Parameter body: the new body.
+    /// - Parameter body: the new body; it throws the declaration's error type.
     ///
     /// Threading: as for ``overridden(with:)``.
-    public func overridden(by body: @escaping @Sendable () async throws -> Value) -> Override {
+    public func overridden(by body: @escaping @Sendable () async throws(Failure) -> Value) -> Override {
         override(with: body)
     }
 }
 
-extension DeclaredAsyncDerivation: PlainDeclaration {}
+extension TypedDeclaredAsyncDerivation: PlainDeclaration {}
 
-extension AsyncDerivation {
+extension TypedAsyncDerivation {
     /// Starts a run of a declared derivation's current body (a run has its runtime as ``Runtime/current``, so the
     /// declarations it reads are that runtime's). Reading the body (and its hidden generation atom) is the run's
     /// first dependency, so an override makes the run stale.
-    static func starter(running box: ReplaceableBody<@Sendable () async throws -> Value>) -> Starter
+    static func starter(running box: ReplaceableBody<@Sendable () async throws(Failure) -> Value>) -> Starter
     where Value: Sendable {
         { run, node in
             run.start {
                 let body = box.currentFromRun
-                let result: Result<Value, any Error>
-                do { result = .success(try await body()) } catch { result = .failure(error) }
+                let result: Result<Value, Failure>
+                do throws(Failure) { result = .success(try await body()) } catch { result = .failure(error) }
                 node.node?.resolve(run, with: result)
             }
         }

@@ -116,8 +116,8 @@ private func applying<Key: Sendable, Value>(_ body: @escaping @Sendable (Key) ->
 }
 
 /// The same for an async family's member.
-func applying<Key: Sendable, Value>(_ body: @escaping @Sendable (Key) async throws -> Value, to key: Key)
-    -> @Sendable () async throws -> Value
-{
-    { try await body(key) }
+func applying<Key: Sendable, Value, Failure: Error>(
+    _ body: @escaping @Sendable (Key) async throws(Failure) -> Value, to key: Key
+) -> @Sendable () async throws(Failure) -> Value {
+    { () async throws(Failure) -> Value in try await body(key) }
 }

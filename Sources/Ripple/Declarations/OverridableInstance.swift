@@ -24,9 +24,9 @@ extension Derivation: OverridableInstance {
     }
 }
 
-extension AsyncDerivation: OverridableInstance {
+extension TypedAsyncDerivation: OverridableInstance {
     /// An async derivation runs the new body from now on: its current run is stale.
-    func applyOverride(_ body: @escaping @Sendable () async throws -> Value) {
-        ReplaceableBody<@Sendable () async throws -> Value>.of(self).replace(with: body)
+    func applyOverride(_ body: @escaping @Sendable () async throws(Failure) -> Value) {
+        ReplaceableBody<@Sendable () async throws(Failure) -> Value>.of(self).replace(with: body)
     }
 }

@@ -75,20 +75,21 @@ extension DerivationFamily {
     }
 }
 
-extension DeclaredAsyncDerivation {
+extension TypedDeclaredAsyncDerivation {
     /// Starts a new run of this declaration's instance in the current runtime with the same inputs, and returns
-    /// the phase it produced once it has finished, as ``AsyncDerivation/refresh()``.
+    /// the phase it produced once it has finished, as ``TypedAsyncDerivation/refresh()``.
     ///
     /// ```swift
     /// let phase = await book.refresh()      // fetch again
     /// print(phase?.value?.title ?? "no book")
     /// ```
     ///
-    /// - Returns: the phase after the new run, or nil when the runtime has no instance (nothing was refreshed).
+    /// - Returns: the phase after the new run, typed as ``phase`` is, or nil when the runtime has no instance
+    ///   (nothing was refreshed).
     ///
     /// Threading: from any task. Does nothing if the runtime has no instance.
     @discardableResult
-    public func refresh() async -> AsyncPhase<Value>? {
+    public func refresh() async -> TypedAsyncPhase<Value, Failure>? {
         await existingNode?.refresh()
     }
 }

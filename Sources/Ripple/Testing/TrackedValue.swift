@@ -7,9 +7,9 @@
 /// A node whose value can be read with a tracked read: reading ``trackedValue`` inside a derivation or an effect
 /// records a dependency on the node, as reading its `value` does.
 ///
-/// ``AtomObject``, ``Derivation`` and ``AsyncDerivation`` (whose tracked value is its ``AsyncDerivation/phase``)
-/// conform. Conform your own types that stand for a node, by forwarding to one, to record their changes with
-/// ``recordChanges()``.
+/// ``AtomObject``, ``Derivation`` and ``TypedAsyncDerivation`` (whose tracked value is its
+/// ``TypedAsyncDerivation/phase``) conform. Conform your own types that stand for a node, by forwarding to one, to
+/// record their changes with ``recordChanges()``.
 ///
 /// ```swift
 /// func describe<Node: TrackedValue>(_ node: Node) -> String {
@@ -75,7 +75,7 @@ extension Derivation: TrackedValue {
     public var trackedValue: Value { value }
 }
 
-extension AsyncDerivation: TrackedValue {
+extension TypedAsyncDerivation: TrackedValue {
     /// The derivation's ``phase``: a tracked read, which starts a run when the derivation is stale.
     ///
     /// ```swift
@@ -84,5 +84,5 @@ extension AsyncDerivation: TrackedValue {
     /// ```
     ///
     /// Threading: as for ``phase``.
-    public var trackedValue: AsyncPhase<Value> { phase }
+    public var trackedValue: TypedAsyncPhase<Value, Failure> { phase }
 }

@@ -548,8 +548,8 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
  *     enclosing savepoint's, or, for the outermost, is emptied (the host's
  *     copies are dropped through callbacks.restore).
  *
- * Cost: a graph with no savepoint open pays one test of a counter per write,
- * invalidation and creation. Inside one, each write walks what it reaches
+ * Cost: a graph with no savepoint open pays one test of a counter per write
+ * and invalidation (and none per batch end). Inside one, each write walks what it reaches
  * (every node downstream, once per write); the journals grow geometrically
  * and are kept for the next savepoint, so a warm graph allocates nothing
  * (RP_ENOMEM, marking nothing, from a write whose journal cannot grow). */

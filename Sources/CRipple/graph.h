@@ -196,6 +196,7 @@ typedef struct rp_journal_entry {
     uint16_t what;    /* RP_JOURNAL_* */
     uint32_t ndeps;   /* RP_JOURNAL_SAVED: how many deps it had, */
     size_t deps_at;   /* and where their slots start in `journal_deps` */
+    uint64_t run_stamp; /* its run stamp then */
 } rp_journal_entry_t;
 
 enum {
@@ -205,6 +206,7 @@ enum {
     RP_JOURNAL_RESTORED = 1u << 3, /* the rollback gave the host's copy back */
     RP_JOURNAL_RECOMPUTE = 1u << 4, /* the rollback recomputes it from the values restored */
     RP_JOURNAL_FAILED = 1u << 5,   /* that recompute failed: it stays dirty */
+    RP_JOURNAL_FIRST = 1u << 6,    /* the rollback's oldest entry of its node: its state at the begin */
 };
 
 /* An open savepoint: where its part of the journals starts, and the graph's
@@ -352,7 +354,7 @@ struct rp_graph {
      * since the outermost began (slot, generation); the dependency slots of
      * the nodes whose value the host kept. Each grows geometrically and is
      * kept for the next savepoint. `savepoint_count` is the one word a graph
-     * without savepoints tests (in a write, an invalidation, a creation). */
+     * without savepoints tests (in a write and an invalidation). */
     uint32_t savepoint_count;
     size_t savepoints_capacity;
     rp_savepoint_frame_t *savepoints;

@@ -79,12 +79,14 @@ static inline bool computes(const rp_node_rec_t *rec) {
 
 /* Journals node `slot` (record `rec`) unless the innermost savepoint has it:
  * its flags now, and, when `may_save`, the host's copy of an up-to-date
- * computed's value with the slots it read. */
+ * computed's value with the slots it read. Created and late are judged
+ * against the innermost savepoint (`frame`); its release judges them again
+ * against the enclosing one (hand_over). */
 static rp_status_t journal_node(rp_graph_t *graph, const rp_savepoint_frame_t *frame, uint32_t slot,
                                 rp_node_rec_t *rec, bool may_save) {
     if (rec->flags & RP_F_JOURNALED) return RP_OK;
     if (!GROW(graph, journal, journal_capacity, graph->journal_count + 1)) return RP_ENOMEM;
-    rp_journal_entry_t entry = {slot, rec->generation, (uint16_t)(rec->flags & ~RP_F_SEEN), 0, 0, 0};
+    rp_journal_entry_t entry = {slot, rec->generation, (uint16_t)(rec->flags & ~RP_F_SEEN), 0, 0, 0, rec->run_stamp};
     if (*rp_order(graph, slot) > frame->order) {
         entry.what = RP_JOURNAL_CREATED;
     } else if (computes(rec) && rec->run_stamp > frame->stamp && !(rec->flags & RP_F_BUSY)) {
@@ -182,16 +184,36 @@ static bool innermost(const rp_graph_t *graph, const rp_savepoint_t *savepoint) 
     return frame->active == active && frame->batch_depth <= graph->batch_depth;
 }
 
+/* Marks RP_JOURNAL_FIRST the oldest entry of each node from entry `start`
+ * on: the node's state at the savepoint's begin. A newer one (journaled again
+ * after a nested savepoint began) holds a state from inside the savepoint. */
+static void mark_first_entries(rp_graph_t *graph, size_t start) {
+    for (size_t i = start; i < graph->journal_count; i++) {
+        rp_journal_entry_t *entry = &graph->journal[i];
+        rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
+        if (rec == NULL || (rec->flags & RP_F_SEEN)) continue;
+        rec->flags |= RP_F_SEEN;
+        entry->what |= RP_JOURNAL_FIRST;
+    }
+    for (size_t i = start; i < graph->journal_count; i++) {
+        rp_node_rec_t *rec = journaled_record(graph, graph->journal[i].slot, graph->journal[i].generation);
+        if (rec != NULL) rec->flags &= (uint16_t)~RP_F_SEEN;
+    }
+}
+
 /* Gives the host its copies from journal entry `start` on back, newest first;
- * applies those of nodes recomputed since `frame` began that read the same
- * slots still, and marks them (RP_F_SEEN, their flags back as at the begin). */
+ * applies those of the first entries (may_apply) of nodes recomputed since
+ * `frame` began that read the same slots still, and marks them (RP_F_SEEN,
+ * their flags back as at the begin). */
 static void give_copies_back(rp_graph_t *graph, const rp_savepoint_frame_t *frame, size_t start, bool may_apply) {
     for (size_t i = graph->journal_count; i-- > start;) {
         rp_journal_entry_t *entry = &graph->journal[i];
         if (!(entry->what & RP_JOURNAL_SAVED)) continue;
         rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
         bool apply = false;
-        if (may_apply && rec != NULL && rec->run_stamp > frame->stamp && rec->ndeps == entry->ndeps &&
+        if (may_apply && (entry->what & RP_JOURNAL_FIRST) && !(entry->what & (RP_JOURNAL_LATE | RP_JOURNAL_CREATED)) &&
+            rec != NULL && rec->run_stamp > frame->stamp &&
+            rec->ndeps == entry->ndeps &&
             !(rec->flags & RP_F_BUSY)) {
             apply = true;
             for (uint32_t k = 0; k < rec->ndeps && apply; k++) {
@@ -232,6 +254,7 @@ static rp_status_t rollback(rp_graph_t *graph) {
         rp_status_t status = journal_downstream(graph, graph->written[i].slot, false);
         if (status && !result) result = status;
     }
+    mark_first_entries(graph, start);
     /* 1. The host's copies. */
     if (graph->callbacks.restore != NULL) give_copies_back(graph, &frame, start, true);
     /* 2. Recomputed from the values restored: what recomputed since the begin
@@ -258,10 +281,11 @@ static rp_status_t rollback(rp_graph_t *graph) {
         if (!result) result = status;
     }
     graph->tracer = tracer;
-    /* 3. Marks, newest entry first: the oldest, from before the savepoint's
-     * first change, is the one a node keeps. */
-    for (size_t i = count; i-- > start;) {
+    /* 3. Marks: each node's first entry, from before the savepoint's first
+     * change to it. */
+    for (size_t i = start; i < count; i++) {
         const rp_journal_entry_t *entry = &graph->journal[i];
+        if (!(entry->what & RP_JOURNAL_FIRST)) continue;
         if (entry->what & (RP_JOURNAL_CREATED | RP_JOURNAL_LATE | RP_JOURNAL_FAILED)) continue;
         if (entry->flags & RP_F_STALE) continue; /* stale at the begin: its marks may only be more */
         rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
@@ -301,7 +325,21 @@ rp_status_t rp_savepoint_release(rp_graph_t *graph, const rp_savepoint_t *savepo
     if (!innermost(graph, savepoint)) return RP_ESTATE;
     if (graph->savepoint_count > 1) {
         /* Its journal becomes the enclosing one's: that one's rollback restores
-         * the state from before both. */
+         * the state from before both. Its entries describe nodes as they were
+         * at its own begin: one recomputed or created since the enclosing one
+         * began is late or created there. */
+        const rp_savepoint_frame_t *inner = &graph->savepoints[graph->savepoint_count - 1];
+        const rp_savepoint_frame_t *outer = inner - 1;
+        for (size_t i = inner->journal_start; i < graph->journal_count; i++) {
+            rp_journal_entry_t *entry = &graph->journal[i];
+            rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
+            if (rec == NULL || (entry->what & RP_JOURNAL_CREATED)) continue;
+            if (*rp_order(graph, entry->slot) > outer->order) {
+                entry->what |= RP_JOURNAL_CREATED;
+            } else if (computes(rec) && entry->run_stamp > outer->stamp) {
+                entry->what |= RP_JOURNAL_LATE;
+            }
+        }
         pop_frame(graph);
         return RP_OK;
     }

@@ -301,6 +301,139 @@ static void misuse(void) {
     th_done(&w);
 }
 
+/* ---------------------------------------------------- random, against a twin */
+
+/* Two worlds built alike: in every batch, `a` opens a savepoint and makes
+ * random writes and reads inside it, in nested savepoints too (each rolled
+ * back or released), then rolls the outermost back; `b` does nothing. After
+ * every batch both must agree exactly: no effect ran in `a` either, and every
+ * value is the same. The host's side of a rollback: each savepoint remembers
+ * the sources' values at its begin, and stores them back. */
+#define TWIN_SOURCES 5
+#define TWIN_NODES 24
+#define TWIN_DEPTH 4
+
+static unsigned long twin_seed;
+static unsigned twin_next(void) {
+    twin_seed = twin_seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (unsigned)(twin_seed >> 33);
+}
+
+typedef struct twin {
+    th_world_t w;
+    th_node_t *nodes[TWIN_NODES];
+} twin_t;
+
+static void twin_build(twin_t *t, unsigned long seed, bool with_copies) {
+    world(&t->w, with_copies);
+    twin_seed = seed;
+    for (int i = 0; i < TWIN_NODES; i++) {
+        char *name = calloc(8, 1);
+        snprintf(name, 8, "n%d", i);
+        if (i < TWIN_SOURCES) {
+            t->nodes[i] = th_source(&t->w, name, (long)(twin_next() % 3));
+            continue;
+        }
+        th_node_t *in0 = t->nodes[twin_next() % i], *in1 = t->nodes[twin_next() % i], *in2 = t->nodes[twin_next() % i];
+        unsigned kind = twin_next() % 4;
+        rp_kind_t k = kind == 3 ? RP_KIND_EFFECT : RP_KIND_COMPUTED;
+        if (in0->kind == RP_KIND_EFFECT) in0 = t->nodes[0];
+        if (in1->kind == RP_KIND_EFFECT) in1 = t->nodes[1];
+        if (in2->kind == RP_KIND_EFFECT) in2 = t->nodes[2];
+        th_node_t *n = th_prepare(&t->w, name, k, kind == 1 ? th_pick : th_sum, 0, in0, in1);
+        if (kind == 1) n->in[2] = in2;
+        n->always_changed = false;
+        CHECK_ST(th_create(&t->w, n), RP_OK);
+        t->nodes[i] = n;
+    }
+}
+
+static void twin_free(twin_t *t) {
+    for (int i = 0; i < TWIN_NODES; i++) free((char *)t->nodes[i]->name);
+}
+
+static void twin_compare(twin_t *a, twin_t *b, int round) {
+    for (int i = 0; i < TWIN_NODES; i++) {
+        th_node_t *x = a->nodes[i], *y = b->nodes[i];
+        if (x->kind == RP_KIND_EFFECT) {
+            if (x->runs != y->runs || x->value != y->value) {
+                fprintf(stderr, "    round %d: effect n%d ran %u times (value %ld), its twin %u (value %ld)\n", round,
+                        i, x->runs, x->value, y->runs, y->value);
+                CHECK(false);
+            }
+        } else if (th_read(&a->w, x) != th_read(&b->w, y)) {
+            fprintf(stderr, "    round %d: node n%d is %ld, its twin %ld\n", round, i, x->value, y->value);
+            CHECK(false);
+        }
+    }
+}
+
+static void random_against_twin(unsigned long seed, bool with_copies) {
+    harness_begin(with_copies ? "random, against a twin (host copies)" : "random, against a twin (recomputed)");
+    twin_t a, b;
+    twin_build(&a, seed, with_copies);
+    twin_build(&b, seed, with_copies);
+    twin_seed = seed ^ 0x5eed;
+    unsigned before_failed = harness_failed;
+    for (int round = 0; round < 300 && harness_failed == before_failed; round++) {
+        CHECK_ST(rp_batch_begin(a.w.g), RP_OK);
+        CHECK_ST(rp_batch_begin(b.w.g), RP_OK);
+        rp_savepoint_t open[TWIN_DEPTH];
+        long saved[TWIN_DEPTH][TWIN_SOURCES];
+        for (int i = 0; i < TWIN_SOURCES; i++) saved[0][i] = a.nodes[i]->pending;
+        CHECK_ST(rp_savepoint_begin(a.w.g, &open[0]), RP_OK);
+        int depth = 1;
+        for (int step = 0; step < 16; step++) {
+            unsigned op = twin_next() % 10;
+            if (op < 2 && depth < TWIN_DEPTH) {
+                for (int i = 0; i < TWIN_SOURCES; i++) saved[depth][i] = a.nodes[i]->pending;
+                CHECK_ST(rp_savepoint_begin(a.w.g, &open[depth]), RP_OK);
+                depth++;
+            } else if (op < 4 && depth > 1) {
+                depth--;
+                if (twin_next() % 2) {
+                    for (int i = 0; i < TWIN_SOURCES; i++) {
+                        if (a.nodes[i]->pending != saved[depth][i]) th_write(&a.w, a.nodes[i], saved[depth][i]);
+                    }
+                    CHECK_ST(rp_savepoint_rollback(a.w.g, &open[depth]), RP_OK);
+                } else {
+                    CHECK_ST(rp_savepoint_release(a.w.g, &open[depth]), RP_OK);
+                }
+            } else if (op < 7) {
+                int i = (int)(twin_next() % TWIN_SOURCES);
+                th_write(&a.w, a.nodes[i], (long)(twin_next() % 3));
+            } else {
+                int i = TWIN_SOURCES + (int)(twin_next() % (TWIN_NODES - TWIN_SOURCES));
+                if (a.nodes[i]->kind != RP_KIND_EFFECT) (void)th_read(&a.w, a.nodes[i]);
+            }
+        }
+        /* The inner ones still open are released; the outermost rolls back. */
+        while (depth > 1) CHECK_ST(rp_savepoint_release(a.w.g, &open[--depth]), RP_OK);
+        for (int i = 0; i < TWIN_SOURCES; i++) {
+            if (a.nodes[i]->pending != saved[0][i]) th_write(&a.w, a.nodes[i], saved[0][i]);
+        }
+        CHECK_ST(rp_savepoint_rollback(a.w.g, &open[0]), RP_OK);
+        /* Then a write kept in both, so that the next round starts from other values. */
+        if (twin_next() % 2) {
+            int i = (int)(twin_next() % TWIN_SOURCES);
+            long v = (long)(twin_next() % 3);
+            th_write(&a.w, a.nodes[i], v);
+            th_write(&b.w, b.nodes[i], v);
+        }
+        CHECK_ST(rp_batch_end(a.w.g), RP_OK);
+        CHECK_ST(rp_batch_end(b.w.g), RP_OK);
+        if (!th_check(&a.w)) break;
+        twin_compare(&a, &b, round);
+        CHECK_EQ(copy_count, 0);
+        CHECK_EQ(restore_mismatches, 0);
+    }
+    if (harness_failed != before_failed) fprintf(stderr, "    seed %lu\n", seed);
+    twin_free(&a);
+    twin_free(&b);
+    th_done(&a.w);
+    th_done(&b.w);
+}
+
 int main(void) {
     write_read_rollback(true);
     write_read_rollback(false);
@@ -311,5 +444,9 @@ int main(void) {
     write_only();
     created_inside();
     misuse();
+    for (unsigned long seed = 1; seed <= 40; seed++) {
+        random_against_twin(seed, true);
+        random_against_twin(seed * 7919, false);
+    }
     return harness_finish();
 }

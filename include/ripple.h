@@ -210,6 +210,23 @@ typedef struct rp_callbacks {
      * call into the graph. NULL: nothing is called. */
     void (*RP_NULLABLE release)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node,
                                 void *RP_NULLABLE data);
+
+    /* Savepoints (see "savepoints"): a write inside one is about to reach
+     * computed `node`, whose value is up to date: keep a copy of that value,
+     * on a stack of the host's, and return true; false when the host cannot
+     * (the rollback then recomputes the node instead). Must not call into the
+     * graph. NULL: no copies; a rollback recomputes what it must restore. */
+    bool (*RP_NULLABLE save)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node, void *RP_NULLABLE data);
+
+    /* Gives back the copies `save` kept, newest first, each exactly once: one
+     * call per copy, in the reverse order of the `save` calls that returned
+     * true, when the savepoint they were kept for rolls back (its own copies)
+     * or the outermost one is released (all of them). `apply`: store the copy
+     * as the node's value again (the node recomputed inside the savepoint);
+     * otherwise drop it. `data` is NULL when the node was freed meanwhile.
+     * Must not call into the graph. Required with `save`. */
+    void (*RP_NULLABLE restore)(void *RP_NULLABLE host, rp_graph_t *graph, rp_node_t node, void *RP_NULLABLE data,
+                                bool apply);
 } rp_callbacks_t;
 
 /* How many times one effect may run in a single flush before the flush stops
@@ -486,10 +503,75 @@ rp_status_t rp_node_invalidate(rp_graph_t *graph, rp_node_t node);
  * and calling rp_source_set inside one (other threads see both or neither).
  * rp_batch_end returns the flush's status; RP_ESTATE when no explicit batch is
  * open on the calling thread (the implicit batch of a compute or run cannot be
- * ended). When a flush stops with RP_ELOOP, the effects still queued stay
+ * ended), or while a savepoint opened inside this batch is still open. When a flush stops with RP_ELOOP, the effects still queued stay
  * queued: the next flush takes them up again. */
 rp_status_t rp_batch_begin(rp_graph_t *graph);
 rp_status_t rp_batch_end(rp_graph_t *graph);
+
+/* ------------------------------------------------------------- savepoints */
+
+/* A savepoint marks a point inside a batch that the graph can go back to:
+ * a transaction that fails undoes its writes, and the graph forgets what they
+ * did to it, even after reads brought nodes up to date from them.
+ *
+ *   - rp_savepoint_begin opens one inside an explicit batch (RP_ESTATE
+ *     otherwise, or on a thread that does not hold the graph). Savepoints
+ *     nest; each is closed by rp_savepoint_rollback or rp_savepoint_release,
+ *     innermost first, on the thread that opened it, in the same compute or
+ *     run (or outside any, as it began), before the batch it began in ends
+ *     (rp_batch_end returns RP_ESTATE, ending nothing, while one is open).
+ *     A savepoint handle that is not the innermost open one is RP_ESTATE.
+ *   - From the begin on, each write (rp_source_set) and invalidation notes,
+ *     before it marks anything, the state of every node it reaches: its
+ *     marks, whether it is queued, and for a computed whose value is up to
+ *     date, a copy of that value, which the host keeps (callbacks.save).
+ *   - Rollback: the host first stores back in each source it wrote since the
+ *     begin the value the source held then (with rp_source_set or without:
+ *     the rollback does not count it as a write). The rollback then puts the
+ *     graph back as it was at the begin: each node the savepoint's writes
+ *     reached gets its marks back, effects queued since are no longer queued
+ *     (they do not run for it), a computed recomputed since gets its value
+ *     back from the host's copy (callbacks.restore, with `apply`), or, when
+ *     there is no copy or it read other nodes since, is recomputed from the
+ *     restored values; a source written since that was up to date at the
+ *     begin is committed (callbacks.commit, its answer ignored: the value
+ *     restored is the one its readers saw). Who restores what: the host, the
+ *     sources' values and its copies of computed values; the engine, every
+ *     mark, the queue and the edges. Neither a tracer nor an effect sees any
+ *     of it. Nodes created since the begin stay (their values are recomputed
+ *     from the restored values); nodes disposed since stay freed; effects
+ *     that ran since (rp_effect_run, rp_effect_update) ran. A node that was
+ *     already stale at the begin (a write earlier in the batch) keeps its
+ *     marks and may re-validate once more than needed. Asynchronous runs
+ *     started or resolved since are not undone.
+ *   - Release: keeps everything; the savepoint's journal becomes part of the
+ *     enclosing savepoint's, or, for the outermost, is emptied (the host's
+ *     copies are dropped through callbacks.restore).
+ *
+ * Cost: a graph with no savepoint open pays one test of a counter per write
+ * and invalidation (and none per batch end). Inside one, each write walks what it reaches
+ * (every node downstream, once per write); the journals grow geometrically
+ * and are kept for the next savepoint, so a warm graph allocates nothing
+ * (RP_ENOMEM, marking nothing, from a write whose journal cannot grow). */
+typedef struct rp_savepoint {
+    uint32_t depth; /* 1 for the outermost open savepoint, 2 inside it... */
+} rp_savepoint_t;
+
+/* Opens a savepoint inside the calling thread's explicit batch. RP_ESTATE
+ * outside one; RP_ENOMEM when the savepoint stack cannot grow. */
+rp_status_t rp_savepoint_begin(rp_graph_t *graph, rp_savepoint_t *out);
+
+/* Rolls the graph back to `savepoint` (see above) and closes it. RP_ESTATE,
+ * changing nothing, when it is not the innermost savepoint open on this
+ * thread's batch (none open, released or rolled back already, another
+ * thread's, another compute's). Returns RP_OK, or the first status a
+ * recompute it needed returned (the node stays dirty, its readers marked: a
+ * later read recomputes it); the savepoint is closed either way. */
+rp_status_t rp_savepoint_rollback(rp_graph_t *graph, const rp_savepoint_t *savepoint);
+
+/* Keeps what happened since `savepoint` and closes it. RP_ESTATE as for
+ * rp_savepoint_rollback. */
+rp_status_t rp_savepoint_release(rp_graph_t *graph, const rp_savepoint_t *savepoint);
 
 /* Reads between begin and end record no dependencies for the reader in
  * progress. A computed brought up to date by such a read still records its own

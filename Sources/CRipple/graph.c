@@ -86,6 +86,9 @@ rp_status_t rp_graph_destroy(rp_graph_t *graph) {
     rp_arena_raw_free(&arena, graph->causes, sizeof(*graph->causes) * graph->causes_capacity);
     rp_arena_raw_free(&arena, graph->async_runs, sizeof(*graph->async_runs) * graph->async_runs_capacity);
     rp_arena_raw_free(&arena, graph->diagnostic, sizeof(*graph->diagnostic) * graph->diagnostic_capacity);
+    graph->arena = arena;
+    rp_savepoint_free(graph);
+    arena = graph->arena;
     rp_arena_release_all(&arena);
     rp_sections_destroy(&graph->sections);
     rp_arena_raw_free(&arena, graph, sizeof *graph);

@@ -30,6 +30,9 @@
  *             weak edges (see "Watching").
  *   WATCHED_BY_WEAK (readable nodes) created with, or given,
  *             RP_NODE_WATCHED_BY_WEAK_READS: weak reads of it are strong.
+ *   JOURNALED the innermost open savepoint's journal holds the node's state
+ *             from before that savepoint's first change to it (savepoint.c);
+ *             never set while no savepoint is open.
  *
  * Watching: a node's edges are strong, or weak when the reader has WEAK_READS
  * and the node read lacks WATCHED_BY_WEAK (rp_edge_is_weak; both flags are
@@ -88,6 +91,7 @@ enum {
     RP_F_TRACKING = 1u << 11,
     RP_F_WEAK_READS = 1u << 12,
     RP_F_WATCHED_BY_WEAK = 1u << 13,
+    RP_F_JOURNALED = 1u << 14, /* its state is in the innermost savepoint's journal (savepoint.c) */
 };
 
 #define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
@@ -183,6 +187,37 @@ typedef struct rp_queued {
     uint32_t slot;
     uint32_t generation; /* of the effect queued: a freed one's entry no longer matches */
 } rp_queued_t;
+
+/* Savepoints (savepoint.c). A journal entry: a node's state when a savepoint
+ * first saw a write reach it (or saw it created). */
+typedef struct rp_journal_entry {
+    uint32_t slot, generation;
+    uint16_t flags;   /* the node's flags then (RP_F_JOURNALED apart) */
+    uint16_t what;    /* RP_JOURNAL_* */
+    uint32_t ndeps;   /* RP_JOURNAL_SAVED: how many deps it had, */
+    size_t deps_at;   /* and where their slots start in `journal_deps` */
+    uint64_t run_stamp; /* its run stamp then */
+} rp_journal_entry_t;
+
+enum {
+    RP_JOURNAL_SAVED = 1u << 0,    /* the host kept its value (callbacks.save) */
+    RP_JOURNAL_CREATED = 1u << 1,  /* created inside the savepoint */
+    RP_JOURNAL_LATE = 1u << 2,     /* recomputed inside the savepoint before a write reached it */
+    RP_JOURNAL_RESTORED = 1u << 3, /* the rollback gave the host's copy back */
+    RP_JOURNAL_RECOMPUTE = 1u << 4, /* the rollback recomputes it from the values restored */
+    RP_JOURNAL_FAILED = 1u << 5,   /* that recompute failed: it stays dirty */
+    RP_JOURNAL_FIRST = 1u << 6,    /* the rollback's oldest entry of its node: its state at the begin */
+};
+
+/* An open savepoint: where its part of the journals starts, and the graph's
+ * counters when it began. */
+typedef struct rp_savepoint_frame {
+    size_t journal_start, written_start, deps_start;
+    uint64_t stamp;         /* graph->stamp at the begin: later runs are the savepoint's */
+    uint64_t order;         /* graph->next_order at the begin: later nodes are its own */
+    uint32_t batch_depth;   /* the explicit batches open at the begin */
+    uint32_t active;        /* the node in progress at the begin (RP_NO_SLOT: none) */
+} rp_savepoint_frame_t;
 
 typedef struct rp_unwatch {
     uint32_t slot;
@@ -290,6 +325,9 @@ struct rp_graph {
     /* Explicit batches. A run in progress (active_rec != NULL) is an implicit
      * batch, and a host callback in progress, without a counter of its own. */
     uint32_t batch_depth;
+    /* The batch depth the innermost open savepoint began at, 0 when none: a
+     * batch ends only above it (rp_batch_end's one test for both). */
+    uint32_t batch_floor;
     bool flushing;
     bool draining;
 
@@ -310,6 +348,24 @@ struct rp_graph {
     size_t causes_capacity;
     uint64_t *async_runs;
     size_t async_runs_capacity;
+
+    /* Savepoints (savepoint.c), all empty until the first one: the open
+     * ones, innermost last; the journal of node states; the sources written
+     * since the outermost began (slot, generation); the dependency slots of
+     * the nodes whose value the host kept. Each grows geometrically and is
+     * kept for the next savepoint. `savepoint_count` is the one word a graph
+     * without savepoints tests (in a write and an invalidation). */
+    uint32_t savepoint_count;
+    size_t savepoints_capacity;
+    rp_savepoint_frame_t *savepoints;
+    rp_journal_entry_t *journal;
+    size_t journal_count, journal_capacity;
+    rp_unwatch_t *written;
+    size_t written_count, written_capacity;
+    uint32_t *journal_deps;
+    size_t journal_deps_count, journal_deps_capacity;
+    uint32_t *journal_walk;       /* the journal's walks' queue of slots */
+    size_t journal_walk_capacity;
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
@@ -667,6 +723,16 @@ bool rp_sections_try_close(rp_graph_t *graph);
  * directly or through others (so `slot` reading it closes a cycle); RP_ENOMEM
  * when the walk stack could not grow for the search. */
 rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t target);
+
+/* savepoint.c */
+/* A write or an invalidation of `slot` inside a savepoint: journals what the
+ * change may reach, before it is marked. RP_ENOMEM, nothing marked, when the
+ * journal cannot grow. */
+rp_status_t rp_savepoint_note_change(rp_graph_t *graph, uint32_t slot, bool written);
+/* Frees the savepoints' buffers (rp_graph_destroy). */
+void rp_savepoint_free(rp_graph_t *graph);
+/* scheduler.c: drops the queue's entries of effects no longer QUEUED. */
+void rp_queue_drop_unqueued(rp_graph_t *graph);
 
 /* graph.c */
 /* Room for `count` diagnostic handles (the caller fills them), or NULL. */

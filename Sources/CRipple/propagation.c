@@ -1137,6 +1137,10 @@ static rp_status_t source_set(rp_graph_t *graph, rp_node_t node) {
     if (status) return status;
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind != RP_KIND_SOURCE) return RP_EKIND;
+    /* Inside a savepoint, what the write reaches is journaled before it is marked. */
+    if (__builtin_expect(graph->savepoint_count != 0, 0) && (status = rp_savepoint_note_change(graph, slot, true))) {
+        return status;
+    }
     graph->write_epoch++;
     rec->flags |= RP_F_DIRTY;
     rp_trace(graph, RP_TRACE_WRITE, slot, RP_NO_SLOT, true);
@@ -1162,6 +1166,9 @@ static rp_status_t node_invalidate(rp_graph_t *graph, rp_node_t node) {
     /* Inside its own compute or a walk through it: marking it there would
      * take the value being computed as already out of date. */
     if (rec->flags & RP_F_BUSY) return RP_EBUSY;
+    if (__builtin_expect(graph->savepoint_count != 0, 0) && (status = rp_savepoint_note_change(graph, slot, false))) {
+        return status;
+    }
     /* A walk in progress below (the call came from a compute) keeps the nodes
      * it passed PENDING, as after a write. */
     graph->write_epoch++;

@@ -174,6 +174,37 @@ static void heapify(rp_graph_t *graph) {
     }
 }
 
+/* Whether queue entry `entry` still names an effect that is queued. */
+static inline bool still_queued(const rp_graph_t *graph, rp_queued_t entry) {
+    const rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+    return rec->generation == entry.generation && (rec->flags & RP_F_QUEUED);
+}
+
+/* A savepoint's rollback unqueued effects: outside a flush their entries
+ * go, the others keeping their order (arrival order in `heap`). In a flush
+ * `heap` is a heap: an effect that still has an entry there is marked QUEUED
+ * again instead, and the flush passes it over as up to date when it comes
+ * (so it is never queued twice). Out of line and apart from the flush's code. */
+__attribute__((noinline, cold)) void rp_queue_drop_unqueued(rp_graph_t *graph) {
+    size_t kept = 0;
+    for (size_t i = 0; i < graph->heap_count; i++) {
+        rp_queued_t entry = graph->heap[i];
+        if (graph->flushing) {
+            rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+            if (rec->generation == entry.generation) rec->flags |= RP_F_QUEUED;
+        } else if (still_queued(graph, entry)) {
+            graph->heap[kept++] = entry;
+        }
+    }
+    if (!graph->flushing) graph->heap_count = kept;
+    kept = graph->ordered_head;
+    for (size_t i = graph->ordered_head; i < graph->ordered_count; i++) {
+        rp_queued_t entry = *rp_ordered(graph, i);
+        if (still_queued(graph, entry)) *rp_ordered(graph, kept++) = entry;
+    }
+    graph->ordered_count = kept;
+}
+
 /* A flush starts here: the effects queued out of order since the last one are
  * sorted and merged into `ordered`, which then holds the whole queue, and
  * `heap` is empty. The sort's room is the walk stack above its top (nothing
@@ -435,7 +466,8 @@ static __attribute__((noinline)) rp_status_t batch_end_flushing(rp_graph_t *grap
 
 rp_status_t rp_batch_end(rp_graph_t *graph) {
     if (graph == NULL) return RP_EINVAL;
-    if (!rp_exclusive_held(graph) || graph->batch_depth == 0) return RP_ESTATE;
+    /* No batch open, or a savepoint opened in this one and still open (ripple.h): one comparison for both. */
+    if (!rp_exclusive_held(graph) || graph->batch_depth <= graph->batch_floor) return RP_ESTATE;
     uint32_t depth = graph->batch_depth - 1;
     graph->batch_depth = depth;
     /* rp_settle_needed's cases, in its order, the flush apart. */

@@ -36,6 +36,7 @@
 #include "testhost.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -596,6 +597,98 @@ static void ends_without_begins(void)
     th_done(&w);
 }
 
+/* ------------------------------------------------------------- savepoints */
+
+typedef struct savepoint_probe {
+    rp_graph_t *g;
+    rp_savepoint_t savepoint;
+    rp_status_t rollback, release, begin;
+} savepoint_probe_t;
+
+/* Another thread's calls on a savepoint it did not open: refused, without
+ * waiting for the graph the opening thread holds. */
+static void *savepoint_from_other_thread(void *context)
+{
+    savepoint_probe_t *probe = context;
+    rp_savepoint_t mine;
+    probe->rollback = rp_savepoint_rollback(probe->g, &probe->savepoint);
+    probe->release = rp_savepoint_release(probe->g, &probe->savepoint);
+    probe->begin = rp_savepoint_begin(probe->g, &mine);
+    return NULL;
+}
+
+static savepoint_probe_t compute_probe;
+
+/* A compute that tries to close the savepoint its reader's caller opened. */
+static long close_callers_savepoint(th_world_t *w, th_node_t *self)
+{
+    compute_probe.rollback = rp_savepoint_rollback(w->g, &compute_probe.savepoint);
+    compute_probe.release = rp_savepoint_release(w->g, &compute_probe.savepoint);
+    return th_read(w, self->in[0]);
+}
+
+static void savepoints_are_checked(void)
+{
+    harness_begin("savepoints_are_checked");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 1);
+    th_node_t *c = th_computed(&w, "c", close_callers_savepoint, 0, s, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, s, NULL);
+    rp_savepoint_t sp = {1};
+    rp_savepoint_t *null_savepoint = NULL;
+    CHECK_ST(rp_savepoint_begin(NULL, &sp), RP_EINVAL);
+    CHECK_ST(rp_savepoint_begin(w.g, null_savepoint), RP_EINVAL);
+    CHECK_ST(rp_savepoint_rollback(NULL, &sp), RP_EINVAL);
+    CHECK_ST(rp_savepoint_rollback(w.g, null_savepoint), RP_EINVAL);
+    CHECK_ST(rp_savepoint_release(NULL, &sp), RP_EINVAL);
+    CHECK_ST(rp_savepoint_release(w.g, null_savepoint), RP_EINVAL);
+    /* Outside a batch: no begin, and nothing to close. */
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    /* A rollback or release without a savepoint. */
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_ESTATE);
+    rp_savepoint_t outer, inner;
+    CHECK_ST(rp_savepoint_begin(w.g, &outer), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &inner), RP_OK);
+    /* Out of order, and handles no begin gave. */
+    CHECK_ST(rp_savepoint_release(w.g, &outer), RP_ESTATE);
+    CHECK_ST(rp_savepoint_rollback(w.g, &outer), RP_ESTATE);
+    static const uint32_t garbage[] = {0, 3, 77, UINT32_MAX};
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        rp_savepoint_t wrong = {garbage[i]};
+        CHECK_ST(rp_savepoint_rollback(w.g, &wrong), RP_ESTATE);
+        CHECK_ST(rp_savepoint_release(w.g, &wrong), RP_ESTATE);
+    }
+    /* The batch cannot end while a savepoint it holds is open. */
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    /* Another thread: refused at once (it does not hold the graph). */
+    savepoint_probe_t probe = {w.g, inner, RP_OK, RP_OK, RP_OK};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, savepoint_from_other_thread, &probe) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK_ST(probe.rollback, RP_ESTATE);
+    CHECK_ST(probe.release, RP_ESTATE);
+    CHECK_ST(probe.begin, RP_ESTATE);
+    /* A compute that this thread's read runs: another context than the begin's. */
+    compute_probe.savepoint = inner;
+    CHECK_EQ(th_read(&w, c), 1);
+    CHECK_ST(compute_probe.rollback, RP_ESTATE);
+    CHECK_ST(compute_probe.release, RP_ESTATE);
+    CHECK_ST(rp_savepoint_release(w.g, &inner), RP_OK);
+    CHECK_ST(rp_savepoint_release(w.g, &inner), RP_ESTATE);
+    CHECK_ST(rp_savepoint_rollback(w.g, &outer), RP_OK);
+    CHECK_ST(rp_savepoint_rollback(w.g, &outer), RP_ESTATE);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE);
+    CHECK_EQ(e->runs, 1);
+    expect_intact(&w, 3, 2);
+    th_done(&w);
+}
+
 /* -------------------------------------------- runaway effects and cycles */
 
 static long increment_own_input(th_world_t *w, th_node_t *self)
@@ -962,6 +1055,7 @@ int main(int argc, char **argv)
     kinds_are_checked();
     async_calls_are_checked();
     ends_without_begins();
+    savepoints_are_checked();
     loops_and_cycles_are_reported();
     for (int context = 0; context < CONTEXTS; context++) {
         for (int action = 0; action < ACTIONS; action++) {

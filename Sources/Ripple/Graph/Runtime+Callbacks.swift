@@ -112,7 +112,26 @@ extension Runtime {
                 // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
                 if retained { ripple_object_release(data.unsafelyUnwrapped) }
             },
-            release: nil  // node objects own their nodes, not the other way round: nothing to free
+            release: nil,  // node objects own their nodes, not the other way round: nothing to free
+            save: { host, _, _, data in
+                // A transaction's savepoint: a write is about to reach this up-to-date derivation. Its value is
+                // kept on the runtime's stack of copies (Transaction.swift); the node itself is not retained (the
+                // engine names it again at the restore, or passes no data when it was freed).
+                let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
+                guard let copy = node._withUnsafeGuaranteedRef({ $0.copyValueForRollback() }) else { return false }
+                Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                    $0.transactionJournal.copies.append(copy)
+                }
+                return true
+            },
+            restore: { host, _, _, data, apply in
+                // The copies come back newest first, each once: the last one kept is this node's.
+                let copy = Unmanaged<Runtime>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                    $0.transactionJournal.copies.removeLast()
+                }
+                guard apply, let data else { return }
+                Unmanaged<RippleNode>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.restoreValueForRollback(copy) }
+            }
         )
     }
 

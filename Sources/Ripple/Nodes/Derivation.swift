@@ -159,6 +159,15 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         }
     }
 
+    override func copyValueForRollback() -> Any? {
+        hasValue ? cached.pointee : nil
+    }
+
+    override func restoreValueForRollback(_ copy: Any) {
+        // `copy` came from `copyValueForRollback()` of this node: a `Value`.
+        cached.pointee = copy as! Value
+    }
+
     deinit {
         // Out of the graph first: until then another thread's flush may re-validate this derivation for a `values`
         // observer (which does not keep it alive), and a compute writes `cached`.

@@ -587,6 +587,14 @@ public class RippleNode {
         preconditionFailure("Ripple: internal error: restoreValue(_:) called on \(label), which is not an atom.")
     }
 
+    /// A copy of the node's cached value for a transaction's savepoint, which gives it back if the transaction
+    /// rolls back after the node recomputed (`restoreValueForRollback(_:)`); nil when the node keeps none (the
+    /// engine then recomputes it at the rollback). Overridden by `Derivation`. Called while the graph is held.
+    func copyValueForRollback() -> Any? { nil }
+
+    /// Makes `copy`, which `copyValueForRollback()` of this same node returned, its cached value again.
+    func restoreValueForRollback(_ copy: Any) {}
+
     /// Writes back `value`, a value this same node reported in an ``AtomChange`` (a transaction's rollback, an
     /// undo), as a write: through the same path as a setter, so that the change log, the commit and every
     /// listener see an ordinary write. Called while the graph is held.

@@ -1,12 +1,18 @@
+internal import CRipple
+
 // Transactions: a batch whose writes are all kept or all undone. Built on the change log (Runtime+Changes.swift):
 // while a transaction is open, every write of an atom takes the reporting path (`Runtime.updateChangeHookCount`),
 // and `Runtime.reportChange` keeps the change, with its value before, in the runtime's journal instead of handing
-// it to the hooks. A body that returns commits: the outermost transaction hands the journal to the hooks, in write
-// order. A body that throws rolls back: its changes are written back, newest first, through the atoms' ordinary
-// write path, before the batch ends. Nothing outside the transaction sees them: the batch holds the graph, so other
-// threads wait; effects run when the batch ends, and by then each atom holds its value from before (a write
-// followed by a write of the earlier value is no change, SEMANTICS.md); hooks, and the lifecycle hooks and undo
-// histories built on them, only ever see the journal of a commit.
+// it to the hooks. Each transaction is also a savepoint of the engine (rp_savepoint_begin, ripple.h). A body that
+// returns commits: it releases its savepoint, and the outermost transaction hands the journal to the hooks, in
+// write order. A body that throws rolls back: its changes are written back, newest first, through the atoms'
+// ordinary write path, then the engine rolls the graph back to the savepoint: reads inside the body may have
+// brought derivations up to date from the writes and queued effects; the engine unqueues those effects, gives the
+// derivations it recomputed their values from before (the copies the runtime kept for it, `copies`, or a
+// recompute from the restored values when the derivation read other nodes since) and commits the atoms' restored
+// values, so that nothing counts as a change. Nothing outside the transaction sees any of it: the batch holds the
+// graph, so other threads wait; no effect runs for it; hooks, and the lifecycle hooks and undo histories built on
+// them, only ever see the journal of a commit.
 
 /// The changes of the open transactions of one runtime, oldest first. Touched only while the graph is held (the
 /// transactions' batch).
@@ -20,10 +26,20 @@ struct TransactionJournal {
     /// True while a rollback writes values back: those writes are not changes to keep.
     var isRollingBack = false
 
+    /// The derivations' values the engine asked the runtime to keep for the open savepoints (its `save`
+    /// callback), oldest first; its `restore` callback takes them back newest first (Runtime+Callbacks.swift).
+    var copies: [Any] = []
+
     /// Keeps `change` for a rollback or for the commit's report.
     mutating func record(_ change: AtomChange) {
         if !isRollingBack { changes.append(change) }
     }
+}
+
+/// Where a transaction began: the engine's savepoint and the length of the journal.
+struct TransactionSavepoint {
+    let engine: rp_savepoint_t
+    let journalLength: Int
 }
 
 extension Runtime {
@@ -32,11 +48,10 @@ extension Runtime {
     ///
     /// A rolled-back write is invisible: the atoms hold their values from before, derivations read afterwards
     /// (inside the transaction too) compute from those, no change hook (``onChange(_:)``), lifecycle hook or
-    /// ``UndoHistory`` is told about it, and no effect runs for it when nothing inside the transaction
-    /// re-validated a node that reads the atoms written (an effect that reads a derivation or an atom that the
-    /// transaction's body itself read after writing it runs once afterwards, and sees the values from before).
-    /// This covers every kind of state that is an atom: plain atoms, `@Atom` properties, declared state and a
-    /// ``Store``'s state.
+    /// ``UndoHistory`` is told about it, and no effect runs for it, even when the body read what it wrote (a
+    /// derivation read inside the body after a write gets its value from before back, without recomputing when
+    /// it reads the same nodes as before). This covers every kind of state that is an atom: plain atoms, `@Atom`
+    /// properties, declared state and a ``Store``'s state.
     ///
     /// Transactions nest: an inner transaction that throws rolls back to its own start (a savepoint), and the
     /// outer one keeps its earlier writes; an inner one that returns becomes part of the outer one, and is
@@ -81,33 +96,44 @@ extension Runtime {
         do {
             result = try body()
         } catch {
-            closeTransaction(rollingBackTo: savepoint)
+            closeTransaction(savepoint, rollingBack: true)
             endMarkedBatch(restoring: outer)
             throw error
         }
-        closeTransaction(rollingBackTo: nil)
+        closeTransaction(savepoint, rollingBack: false)
         endMarkedBatch(restoring: outer)
         return result
     }
 
-    /// Opens a transaction in the batch the caller began: returns its savepoint, the journal's length.
-    private func openTransaction() -> Int {
+    /// Opens a transaction in the batch the caller began: its savepoint in the engine, and the journal's length.
+    private func openTransaction() -> TransactionSavepoint {
         transactionJournal.depth += 1
         if transactionJournal.depth == 1 { updateChangeHookCount() }
-        return transactionJournal.changes.count
+        var engine = rp_savepoint_t()
+        let status = rp_savepoint_begin(graph, &engine)
+        precondition(status == .RP_OK, "Ripple: internal error: a transaction's savepoint failed (\(status)).")
+        return TransactionSavepoint(engine: engine, journalLength: transactionJournal.changes.count)
     }
 
-    /// Closes the innermost transaction: rolls its changes back when `savepoint` is given, then, if it was the
-    /// outermost, reports the journal's changes to the hooks (a rollback to the very start leaves none).
-    private func closeTransaction(rollingBackTo savepoint: Int?) {
-        if let savepoint {
+    /// Closes the innermost transaction: rolls it back to `savepoint` when one is given (its changes written back,
+    /// then the engine's savepoint rolled back), or releases the savepoint; then, if it was the outermost, reports
+    /// the journal's changes to the hooks (a rollback to the very start leaves none).
+    private func closeTransaction(_ opened: TransactionSavepoint, rollingBack: Bool) {
+        var engine = opened.engine
+        if rollingBack {
             transactionJournal.isRollingBack = true
             // Newest first: an atom written twice gets the value before its first write last.
-            while transactionJournal.changes.count > savepoint {
+            while transactionJournal.changes.count > opened.journalLength {
                 let change = transactionJournal.changes.removeLast()
                 change.atom.writeBack(change.oldValue)
             }
             transactionJournal.isRollingBack = false
+            // Not RP_OK only when a derivation's recompute failed: the engine left it dirty, its readers marked,
+            // and a later read recomputes it (and reports its error).
+            _ = rp_savepoint_rollback(graph, &engine)
+        } else {
+            let status = rp_savepoint_release(graph, &engine)
+            precondition(status == .RP_OK, "Ripple: internal error: a transaction's savepoint failed (\(status)).")
         }
         transactionJournal.depth -= 1
         if transactionJournal.depth != 0 { return }

@@ -1,0 +1,452 @@
+/*
+ * savepoints.c: rp_savepoint_begin / rollback / release (issue 36).
+ *
+ * A savepoint's rollback puts the graph back as it was at the begin, even
+ * when reads inside it brought nodes up to date from the writes it undoes:
+ * effects queued only by those writes do not run, derivations recomputed
+ * get their values back (from the host's copy, or recomputed), and the
+ * sources' values come back without counting as a change.
+ */
+#include "testhost.h"
+
+/* The host's copies (callbacks.save / restore): a stack, as ripple.h asks. */
+typedef struct copy {
+    th_node_t *node;
+    long value;
+    bool has_value;
+} copy_t;
+
+static copy_t copies[64];
+static size_t copy_count;
+static unsigned saves, applied, dropped, restore_mismatches;
+
+static bool save_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data) {
+    (void)host, (void)graph, (void)node;
+    th_node_t *n = data;
+    if (copy_count == sizeof copies / sizeof copies[0]) return false;
+    copies[copy_count++] = (copy_t){n, n->value, n->has_value};
+    saves++;
+    return true;
+}
+
+static void restore_cb(void *host, rp_graph_t *graph, rp_node_t node, void *data, bool apply) {
+    (void)host, (void)graph, (void)node;
+    copy_t copy = copies[--copy_count];
+    if (data != NULL && copy.node != data) restore_mismatches++;
+    if (!apply) {
+        dropped++;
+        return;
+    }
+    applied++;
+    copy.node->value = copy.value;
+    copy.node->has_value = copy.has_value;
+}
+
+static void world(th_world_t *w, bool with_copies) {
+    th_setup(w, 32, 0);
+    if (with_copies) {
+        w->config.callbacks.save = save_cb;
+        w->config.callbacks.restore = restore_cb;
+    }
+    th_open(w);
+    copy_count = 0;
+    saves = applied = dropped = restore_mismatches = 0;
+}
+
+/* The defect: write, read a derivation of the write that an effect observes,
+ * then roll back. */
+static void write_read_rollback(bool with_copies) {
+    harness_begin(with_copies ? "write, read, rollback (host copies)" : "write, read, rollback (recomputed)");
+    th_world_t w;
+    world(&w, with_copies);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d, NULL);
+    CHECK_EQ(e->runs, 1);
+    CHECK_EQ(d->computes, 1);
+    (void)th_take_log(&w);
+
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    CHECK_EQ(sp.depth, 1);
+    th_write(&w, a, 5);
+    CHECK_EQ(th_read(&w, d), 50);
+    CHECK_EQ(d->computes, 2);
+    th_write(&w, a, 1); /* the host stores the value back */
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_EQ(d->value, 10);
+    CHECK_EQ(d->computes, with_copies ? 2 : 3);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+
+    CHECK_EQ(e->runs, 1);
+    CHECK_EQ(d->computes, with_copies ? 2 : 3);
+    CHECK_EQ(th_read(&w, d), 10);
+    CHECK_EQ(d->computes, with_copies ? 2 : 3);
+    CHECK_EQ(a->value, 1);
+    CHECK_STR(th_take_log(&w), with_copies ? "d" : "d d");
+    if (with_copies) {
+        CHECK_EQ(saves, 1);
+        CHECK_EQ(applied, 1);
+        CHECK_EQ(copy_count, 0);
+        CHECK_EQ(restore_mismatches, 0);
+    }
+    th_check(&w);
+
+    /* The graph works on: the value from before is no change, a new one is. */
+    th_write(&w, a, 1);
+    CHECK_EQ(e->runs, 1);
+    th_write(&w, a, 5);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 50);
+    /* The transaction's own value again is a change too (the readers never saw it). */
+    th_write(&w, a, 1);
+    CHECK_EQ(e->runs, 3);
+    CHECK_EQ(e->value, 10);
+    th_done(&w);
+}
+
+/* A released savepoint keeps everything; the host's copies are dropped. */
+static void release_keeps(void) {
+    harness_begin("release keeps the writes");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d, NULL);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 5);
+    CHECK_EQ(th_read(&w, d), 50);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_OK);
+    CHECK_EQ(copy_count, 0);
+    CHECK_EQ(dropped, 1);
+    CHECK_EQ(applied, 0);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 50);
+    CHECK_EQ(d->computes, 2);
+    th_done(&w);
+}
+
+/* Nested: the inner one rolls back after reads, the outer one keeps its own
+ * write, made before: only the outer write's effect runs, once. */
+static void nested(void) {
+    harness_begin("nested: inner rolls back, outer released");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *b = th_source(&w, "b", 2);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    th_node_t *both = th_computed(&w, "both", th_sum, 0, a, b);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d, NULL);
+    th_node_t *f = th_effect(&w, "f", th_sum, 0, b, NULL);
+    th_node_t *g = th_effect(&w, "g", th_sum, 0, both, NULL);
+    rp_savepoint_t outer, inner;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &outer), RP_OK);
+    th_write(&w, b, 3);
+    CHECK_ST(rp_savepoint_begin(w.g, &inner), RP_OK);
+    CHECK_EQ(inner.depth, 2);
+    th_write(&w, a, 7);
+    CHECK_EQ(th_read(&w, d), 70);
+    CHECK_EQ(th_read(&w, both), 10);
+    /* Out of order: the outer one cannot close while the inner one is open. */
+    CHECK_ST(rp_savepoint_release(w.g, &outer), RP_ESTATE);
+    CHECK_ST(rp_savepoint_rollback(w.g, &outer), RP_ESTATE);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &inner), RP_OK);
+    CHECK_ST(rp_savepoint_rollback(w.g, &inner), RP_ESTATE);
+    CHECK_EQ(d->value, 10);
+    CHECK_ST(rp_savepoint_release(w.g, &outer), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 1);
+    CHECK_EQ(f->runs, 2);
+    CHECK_EQ(f->value, 3);
+    CHECK_EQ(g->runs, 2);
+    CHECK_EQ(g->value, 4);
+    CHECK_EQ(copy_count, 0);
+    th_check(&w);
+    th_done(&w);
+}
+
+/* A node whose reads changed inside the savepoint is recomputed, not given
+ * the host's copy (the copy read other nodes). */
+static void dynamic_reads(void) {
+    harness_begin("reads that changed inside the savepoint");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *c = th_source(&w, "c", 1);
+    th_node_t *x = th_source(&w, "x", 4);
+    th_node_t *y = th_source(&w, "y", 9);
+    th_node_t *p = th_prepare(&w, "p", RP_KIND_COMPUTED, th_pick, 0, c, x);
+    p->in[2] = y;
+    CHECK_ST(th_create(&w, p), RP_OK);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, p, NULL);
+    CHECK_EQ(e->value, 4);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, c, 0);
+    CHECK_EQ(th_read(&w, p), 9);
+    th_write(&w, c, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_EQ(applied, 0);
+    CHECK_EQ(dropped, 1);
+    CHECK_EQ(p->value, 4);
+    CHECK_EQ(p->computes, 3);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 1);
+    th_node_t *const want[] = {c, x};
+    CHECK(th_deps_are(&w, p, want, 2));
+    /* y is no dependency any more: its writes change nothing. */
+    th_write(&w, y, 10);
+    CHECK_EQ(e->runs, 1);
+    th_write(&w, x, 5);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 5);
+    th_done(&w);
+}
+
+/* A write earlier in the batch, before the savepoint: its effect still runs,
+ * once, with the value from before the savepoint. */
+static void stale_at_begin(void) {
+    harness_begin("a node stale at the begin");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d, NULL);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 2);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 7);
+    CHECK_EQ(th_read(&w, d), 70);
+    th_write(&w, a, 2);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 20);
+    th_check(&w);
+    th_done(&w);
+}
+
+/* A write written back without any read: nothing runs, and the source's
+ * commit state is the value from before. */
+static void write_only(void) {
+    harness_begin("a write and its write-back, unread");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, a, NULL);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 3);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 1);
+    CHECK_EQ(saves, 0);
+    th_write(&w, a, 3);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 3);
+    th_done(&w);
+}
+
+/* A derivation created inside the savepoint, read there: after the rollback
+ * its value is the one from the values restored. */
+static void created_inside(void) {
+    harness_begin("a node created inside the savepoint");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 6);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    CHECK_EQ(th_read(&w, d), 60);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_EQ(d->value, 10);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(th_read(&w, d), 10);
+    th_done(&w);
+}
+
+/* Misuse: every refusal changes nothing. */
+static void misuse(void) {
+    harness_begin("misuse");
+    th_world_t w;
+    world(&w, true);
+    rp_savepoint_t sp = {1};
+    CHECK_ST(rp_savepoint_begin(NULL, &sp), RP_EINVAL);
+    CHECK_ST(rp_savepoint_begin(w.g, NULL), RP_EINVAL);
+    CHECK_ST(rp_savepoint_rollback(w.g, NULL), RP_EINVAL);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_ESTATE); /* outside a batch */
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_ESTATE); /* none open */
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_ESTATE); /* the savepoint is still open */
+    rp_savepoint_t wrong = {sp.depth + 1};
+    CHECK_ST(rp_savepoint_release(w.g, &wrong), RP_ESTATE);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_OK);
+    CHECK_ST(rp_savepoint_release(w.g, &sp), RP_ESTATE);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    th_done(&w);
+}
+
+/* ---------------------------------------------------- random, against a twin */
+
+/* Two worlds built alike: in every batch, `a` opens a savepoint and makes
+ * random writes and reads inside it, in nested savepoints too (each rolled
+ * back or released), then rolls the outermost back; `b` does nothing. After
+ * every batch both must agree exactly: no effect ran in `a` either, and every
+ * value is the same. The host's side of a rollback: each savepoint remembers
+ * the sources' values at its begin, and stores them back. */
+#define TWIN_SOURCES 5
+#define TWIN_NODES 24
+#define TWIN_DEPTH 4
+
+static unsigned long twin_seed;
+static unsigned twin_next(void) {
+    twin_seed = twin_seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (unsigned)(twin_seed >> 33);
+}
+
+typedef struct twin {
+    th_world_t w;
+    th_node_t *nodes[TWIN_NODES];
+} twin_t;
+
+static void twin_build(twin_t *t, unsigned long seed, bool with_copies) {
+    world(&t->w, with_copies);
+    twin_seed = seed;
+    for (int i = 0; i < TWIN_NODES; i++) {
+        char *name = calloc(8, 1);
+        snprintf(name, 8, "n%d", i);
+        if (i < TWIN_SOURCES) {
+            t->nodes[i] = th_source(&t->w, name, (long)(twin_next() % 3));
+            continue;
+        }
+        th_node_t *in0 = t->nodes[twin_next() % i], *in1 = t->nodes[twin_next() % i], *in2 = t->nodes[twin_next() % i];
+        unsigned kind = twin_next() % 4;
+        rp_kind_t k = kind == 3 ? RP_KIND_EFFECT : RP_KIND_COMPUTED;
+        if (in0->kind == RP_KIND_EFFECT) in0 = t->nodes[0];
+        if (in1->kind == RP_KIND_EFFECT) in1 = t->nodes[1];
+        if (in2->kind == RP_KIND_EFFECT) in2 = t->nodes[2];
+        th_node_t *n = th_prepare(&t->w, name, k, kind == 1 ? th_pick : th_sum, 0, in0, in1);
+        if (kind == 1) n->in[2] = in2;
+        n->always_changed = false;
+        CHECK_ST(th_create(&t->w, n), RP_OK);
+        t->nodes[i] = n;
+    }
+}
+
+static void twin_free(twin_t *t) {
+    for (int i = 0; i < TWIN_NODES; i++) free((char *)t->nodes[i]->name);
+}
+
+static void twin_compare(twin_t *a, twin_t *b, int round) {
+    for (int i = 0; i < TWIN_NODES; i++) {
+        th_node_t *x = a->nodes[i], *y = b->nodes[i];
+        if (x->kind == RP_KIND_EFFECT) {
+            if (x->runs != y->runs || x->value != y->value) {
+                fprintf(stderr, "    round %d: effect n%d ran %u times (value %ld), its twin %u (value %ld)\n", round,
+                        i, x->runs, x->value, y->runs, y->value);
+                CHECK(false);
+            }
+        } else if (th_read(&a->w, x) != th_read(&b->w, y)) {
+            fprintf(stderr, "    round %d: node n%d is %ld, its twin %ld\n", round, i, x->value, y->value);
+            CHECK(false);
+        }
+    }
+}
+
+static void random_against_twin(unsigned long seed, bool with_copies) {
+    harness_begin(with_copies ? "random, against a twin (host copies)" : "random, against a twin (recomputed)");
+    twin_t a, b;
+    twin_build(&a, seed, with_copies);
+    twin_build(&b, seed, with_copies);
+    twin_seed = seed ^ 0x5eed;
+    unsigned before_failed = harness_failed;
+    for (int round = 0; round < 300 && harness_failed == before_failed; round++) {
+        CHECK_ST(rp_batch_begin(a.w.g), RP_OK);
+        CHECK_ST(rp_batch_begin(b.w.g), RP_OK);
+        rp_savepoint_t open[TWIN_DEPTH];
+        long saved[TWIN_DEPTH][TWIN_SOURCES];
+        for (int i = 0; i < TWIN_SOURCES; i++) saved[0][i] = a.nodes[i]->pending;
+        CHECK_ST(rp_savepoint_begin(a.w.g, &open[0]), RP_OK);
+        int depth = 1;
+        for (int step = 0; step < 16; step++) {
+            unsigned op = twin_next() % 10;
+            if (op < 2 && depth < TWIN_DEPTH) {
+                for (int i = 0; i < TWIN_SOURCES; i++) saved[depth][i] = a.nodes[i]->pending;
+                CHECK_ST(rp_savepoint_begin(a.w.g, &open[depth]), RP_OK);
+                depth++;
+            } else if (op < 4 && depth > 1) {
+                depth--;
+                if (twin_next() % 2) {
+                    for (int i = 0; i < TWIN_SOURCES; i++) {
+                        if (a.nodes[i]->pending != saved[depth][i]) th_write(&a.w, a.nodes[i], saved[depth][i]);
+                    }
+                    CHECK_ST(rp_savepoint_rollback(a.w.g, &open[depth]), RP_OK);
+                } else {
+                    CHECK_ST(rp_savepoint_release(a.w.g, &open[depth]), RP_OK);
+                }
+            } else if (op < 7) {
+                int i = (int)(twin_next() % TWIN_SOURCES);
+                th_write(&a.w, a.nodes[i], (long)(twin_next() % 3));
+            } else {
+                int i = TWIN_SOURCES + (int)(twin_next() % (TWIN_NODES - TWIN_SOURCES));
+                if (a.nodes[i]->kind != RP_KIND_EFFECT) (void)th_read(&a.w, a.nodes[i]);
+            }
+        }
+        /* The inner ones still open are released; the outermost rolls back. */
+        while (depth > 1) CHECK_ST(rp_savepoint_release(a.w.g, &open[--depth]), RP_OK);
+        for (int i = 0; i < TWIN_SOURCES; i++) {
+            if (a.nodes[i]->pending != saved[0][i]) th_write(&a.w, a.nodes[i], saved[0][i]);
+        }
+        CHECK_ST(rp_savepoint_rollback(a.w.g, &open[0]), RP_OK);
+        /* Then a write kept in both, so that the next round starts from other values. */
+        if (twin_next() % 2) {
+            int i = (int)(twin_next() % TWIN_SOURCES);
+            long v = (long)(twin_next() % 3);
+            th_write(&a.w, a.nodes[i], v);
+            th_write(&b.w, b.nodes[i], v);
+        }
+        CHECK_ST(rp_batch_end(a.w.g), RP_OK);
+        CHECK_ST(rp_batch_end(b.w.g), RP_OK);
+        if (!th_check(&a.w)) break;
+        twin_compare(&a, &b, round);
+        CHECK_EQ(copy_count, 0);
+        CHECK_EQ(restore_mismatches, 0);
+    }
+    if (harness_failed != before_failed) fprintf(stderr, "    seed %lu\n", seed);
+    twin_free(&a);
+    twin_free(&b);
+    th_done(&a.w);
+    th_done(&b.w);
+}
+
+int main(void) {
+    write_read_rollback(true);
+    write_read_rollback(false);
+    release_keeps();
+    nested();
+    dynamic_reads();
+    stale_at_begin();
+    write_only();
+    created_inside();
+    misuse();
+    for (unsigned long seed = 1; seed <= 40; seed++) {
+        random_against_twin(seed, true);
+        random_against_twin(seed * 7919, false);
+    }
+    return harness_finish();
+}

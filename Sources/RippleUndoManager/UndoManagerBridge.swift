@@ -1,7 +1,8 @@
 // RippleUndoManager: registers the steps of a Ripple UndoHistory with Foundation's UndoManager, so that the
 // platform's Undo and Redo menu items, their keyboard shortcuts and shake-to-undo drive the history. A module of its
 // own, so that `import Ripple` never brings Foundation in. `UndoManager` is in Apple's Foundation only (Linux's
-// swift-corelibs-foundation has none): elsewhere this module is empty.
+// swift-corelibs-foundation has none): elsewhere this module holds the bridge's logic alone (UndoStepRegistration),
+// which the tests check against a stand-in.
 #if canImport(Foundation) && canImport(Darwin)
 public import Foundation
 @_spi(UndoManagerBridge) public import Ripple
@@ -80,30 +81,45 @@ public final class UndoManagerBridge {
     public init(history: UndoHistory, manager: UndoManager) {
         self.history = history
         self.manager = manager
-        manager.groupsByEvent = false
-        manager.levelsOfUndo = history.limit.steps
-        history.observeSteps { [weak self] destination, label in
-            self?.register(destination, label: label)
-        }
+        registration = UndoStepRegistration(history: history, manager: FoundationUndoManager(manager))
     }
 
-    /// Registers the step that just went onto `destination`: its action undoes it (from the undo stack) or redoes
-    /// it (from the redo stack), and the history's next step registers the opposite action.
-    private func register(_ destination: UndoHistory.StepDestination, label: String?) {
-        let grouped = !manager.isUndoing && !manager.isRedoing
-        if grouped { manager.beginUndoGrouping() }
-        manager.registerUndo(withTarget: self) { bridge in
-            switch destination {
-            case .undoStack: bridge.history.undo()
-            case .redoStack: bridge.history.redo()
-            }
-        }
-        if let label { manager.setActionName(label) }
-        if grouped { manager.endUndoGrouping() }
-    }
+    /// What registers the steps; the manager keeps it alive while it has actions registered.
+    private let registration: UndoStepRegistration<FoundationUndoManager>
 }
 
-// `history` and `manager` never change after init; the manager is used as `UndoManager` requires (one thread, see
-// the type's documentation), which the bridge cannot check.
+// `history`, `manager` and `registration` never change after init; the manager is used as `UndoManager` requires
+// (one thread, see the type's documentation), which the bridge cannot check.
 extension UndoManagerBridge: @unchecked Sendable {}
+
+/// Foundation's `UndoManager` as ``UndoManaging``: each call forwarded as it is.
+final class FoundationUndoManager: UndoManaging {
+    let manager: UndoManager
+
+    init(_ manager: UndoManager) { self.manager = manager }
+
+    var groupsByEvent: Bool {
+        get { manager.groupsByEvent }
+        set { manager.groupsByEvent = newValue }
+    }
+
+    var levelsOfUndo: Int {
+        get { manager.levelsOfUndo }
+        set { manager.levelsOfUndo = newValue }
+    }
+
+    var isUndoing: Bool { manager.isUndoing }
+    var isRedoing: Bool { manager.isRedoing }
+    func beginUndoGrouping() { manager.beginUndoGrouping() }
+    func endUndoGrouping() { manager.endUndoGrouping() }
+
+    func registerUndo<Target: AnyObject>(withTarget target: Target, handler: @escaping @Sendable (Target) -> Void) {
+        manager.registerUndo(withTarget: target) { handler($0) }
+    }
+
+    func setActionName(_ actionName: String) { manager.setActionName(actionName) }
+}
+
+// `manager` never changes after init; it is used on one thread, as `UndoManager` requires.
+extension FoundationUndoManager: @unchecked Sendable {}
 #endif

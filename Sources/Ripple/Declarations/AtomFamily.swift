@@ -54,11 +54,14 @@ public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
 
     @inline(never)
     func makeMember(for key: Key, in runtime: Runtime) -> AtomObject<Value> {
-        install(key, in: runtime, hooks: hooks(for: key)) {
+        let hooks = hooks(for: key)
+        return install(key, in: runtime, hooks: hooks) {
             runtime.creatingInstance {
-                AtomObject(
+                let node = AtomObject(
                     initial: currentBody(for: key, in: runtime)(), equals: declaration.equals,
                     label: declaration.memberLabel(for: key), fileID: declaration.fileID, line: declaration.line)
+                hooks.atomMade?(node)
+                return node
             }
         }
     }

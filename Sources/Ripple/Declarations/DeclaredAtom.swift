@@ -51,9 +51,11 @@ public final class DeclaredAtom<Value>: Sendable {
     func makeInstance(in runtime: Runtime) -> AtomObject<Value> {
         install(in: runtime) {
             runtime.creatingInstance {
-                AtomObject(
+                let node = AtomObject(
                     initial: currentBody(in: runtime)(), equals: declaration.equals, label: declaration.explicitLabel,
                     fileID: declaration.fileID, line: declaration.line)
+                declaration.lifecycle.atomMade?(node)
+                return node
             }
         }
     }

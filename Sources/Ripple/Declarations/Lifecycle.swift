@@ -28,6 +28,11 @@ public struct Lifecycle<Value>: Sendable {
     public var updated: (@Sendable (_ old: Value, _ new: Value) -> Void)?
     /// Runs after an instance was released.
     public var released: (@Sendable () -> Void)?
+    /// Not API: called with a declared atom's instance as soon as it is made, before it is installed and shared,
+    /// on the thread that made it, with its runtime as ``Runtime/current``: where a persisted atom attaches its
+    /// write observer (`AtomObject.observeWrites(_:)`), so that no write of the instance can come before it. An
+    /// instance made and then dropped for one another thread installed first gets it too.
+    package var atomMade: (@Sendable (AtomObject<Value>) -> Void)?
 
     /// Creates a set of hooks; leave out the ones you do not need.
     ///

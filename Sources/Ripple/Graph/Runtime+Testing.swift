@@ -16,6 +16,20 @@ extension Runtime {
         stats().live_nodes
     }
 
+    /// How many change hooks each atom write of this runtime tests for (`RuntimeState.changeHookCount`): the
+    /// hooks installed (``onChange(_:)``, an ``UndoHistory``, the lifecycle's update hooks), plus one while a
+    /// transaction is open. Zero: every write takes the fast path, which a persisted atom does not change.
+    ///
+    /// ```swift
+    /// let runtime = Runtime()
+    /// #expect(runtime.changeHookCount == 0)
+    /// ```
+    ///
+    /// Threading: from any thread.
+    public var changeHookCount: Int {
+        batch { state.pointee.changeHookCount }
+    }
+
     /// How many dependency edges the graph holds.
     ///
     /// ```swift

@@ -79,12 +79,12 @@ public final class Runtime {
     @usableFromInline let state: UnsafeMutablePointer<RuntimeState>
 
     /// The installed change hooks (`onChange`), in installation order. Read and written only while the graph is
-    /// held, like `state`.
-    var changeHooks: [ChangeHook.Registration] = []
+    /// held, like `state`: no exclusivity check (each change reported to the hooks made two).
+    @exclusivity(unchecked) var changeHooks: [ChangeHook.Registration] = []
 
     /// The writes of the open transactions, to roll back or to report once the outermost commits
-    /// (Transaction.swift). Touched only while the graph is held.
-    var transactionJournal = TransactionJournal()
+    /// (Transaction.swift). Touched only while the graph is held: no exclusivity check.
+    @exclusivity(unchecked) var transactionJournal = TransactionJournal()
 
     /// The undo histories recording in this runtime, told when a thread's outermost batch ends (UndoHistory.swift).
     let undoRecorders = UndoRecorders()

@@ -240,13 +240,16 @@ extension Runtime {
         }
     }
 
-    /// Hands `change` to every installed hook, in installation order. Called while the graph is held. Iterates a
-    /// copy: a hook may cancel itself, or install another, while it runs.
+    /// Hands `change` to every installed hook, in installation order, then to its atom's write observer. Called
+    /// while the graph is held. Iterates a copy: a hook may cancel itself, or install another, while it runs.
     func reportChange(_ change: AtomChange) {
         // Inside a transaction, the change waits in its journal until the outermost transaction commits (a
         // rollback drops it): no hook sees a write that may still be undone (Transaction.swift).
         if _slowPath(transactionJournal.depth != 0) { return transactionJournal.record(change) }
         for hook in changeHooks { hook.body(change) }
+        // The atom's own observer (AtomObject+WriteObserver.swift), which its write calls itself when no hook is
+        // installed.
+        change.atom.writeObserver?.notify(change.newValue)
     }
 
     /// Sets the count an atom's write tests (`RuntimeState.changeHookCount`): the hooks installed, plus one while a

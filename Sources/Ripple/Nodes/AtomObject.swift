@@ -29,8 +29,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// What happened to `latest` since the last commit (`AtomPendingWrites`): whether the next commit must compare
     /// the values, or knows the answer already. Usable from inlinable code: the inlined write (`store`) sets it.
     @usableFromInline @exclusivity(unchecked) var pendingWrites: UInt8 = 0
-    /// Storage of ``isRestorable``; touched only while the graph is held.
-    @exclusivity(unchecked) private var restorable = true
+    /// ``isRestorable`` (cleared by `AtomFlags.notRestorable`) and whether a write observer is attached
+    /// (`AtomFlags.observed`, AtomObject+WriteObserver.swift), in the byte the restorable flag took alone. Touched
+    /// only while the graph is held. Usable from inlinable code: the inlined write (`store`) tests it.
+    @usableFromInline @exclusivity(unchecked) var flags: UInt8 = 0
 
     /// The latest value written: what ``value`` returns.
     @usableFromInline @exclusivity(unchecked) var latest: Value
@@ -254,6 +256,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         pendingWrites = pending | AtomPendingWrites.written | (pending & AtomPendingWrites.written) &<< 1
         // A change hook needs the old value, which the assignment below would drop: only then the slow path.
         if _slowPath(state.pointee.changeHookCount != 0) { return storeReportingChange(next) }
+        // A write observer (a persisted atom's) gets the value written: only an observed atom takes this branch.
+        if _slowPath(flags & AtomFlags.observed != 0) { return storeNotifyingObserver(next) }
         latest = next
         announceSourceWrite()
     }
@@ -335,14 +339,18 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// Threading: from any thread; the change applies to the snapshots captured after it. Declared atoms
     /// (``Atom``) opt out through their projected value: `$token.isRestorable = false`.
     public var isRestorable: Bool {
-        get { exclusively { restorable } }
-        set { exclusively { restorable = newValue } }
+        get { exclusively { flags & AtomFlags.notRestorable == 0 } }
+        set {
+            exclusively {
+                flags = newValue ? flags & ~AtomFlags.notRestorable : flags | AtomFlags.notRestorable
+            }
+        }
     }
 
-    override var isSkippedBySnapshots: Bool { !restorable }
+    override var isSkippedBySnapshots: Bool { flags & AtomFlags.notRestorable != 0 }
 
     override func captureValue() -> CapturedValue? {
-        restorable ? CapturedAtomValue(latest, equals: equals) : nil
+        isSkippedBySnapshots ? nil : CapturedAtomValue(latest, equals: equals)
     }
 
     override func restoreValue(_ captured: CapturedValue) {
@@ -424,6 +432,8 @@ public final class AtomObject<Value>: RippleNode, Publisher {
             // Mutated in place: the value before is gone, so the change shows the value after on both sides.
             if _slowPath(state.pointee.changeHookCount != 0) {
                 runtime.reportChange(AtomChange(atom: self, oldValue: latest, newValue: latest))
+            } else if _slowPath(flags & AtomFlags.observed != 0) {
+                notifyWriteObserver(latest)
             }
         }
     }

@@ -86,6 +86,20 @@ public class RippleNode {
         }
     }
 
+    /// The write observer attached to this atom (AtomObject+WriteObserver.swift); nil for every other node. Set
+    /// while the graph is held (inspection may read `extras` then), read by the atom's writes, which hold it too.
+    var writeObserver: AtomWriteObserver? {
+        get { extras?.writeObserver }
+        set {
+            if let extras {
+                extras.writeObserver = newValue
+            } else {
+                extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
+                extras.unsafelyUnwrapped.writeObserver = newValue
+            }
+        }
+    }
+
     /// The actor the node's body was created on, where it runs only; `.none` for a body that may run anywhere
     /// (the common case) and for nodes without a body. Immutable.
     final var isolation: BodyIsolation { extras?.isolation ?? .none }
@@ -604,13 +618,16 @@ public class RippleNode {
 }
 
 /// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor
-/// an actor-bound body runs on, a deferred effect's scheduler, and for the instance of a declaration, its record.
-/// Written only before the node is shared.
+/// an actor-bound body runs on, a deferred effect's scheduler, for the instance of a declaration its record, and
+/// an atom's write observer. Written only before the node is shared, but the write observer (while the graph is
+/// held).
 final class NodeExtras {
     let label: String?
     let isolation: BodyIsolation
     let scheduler: (any EffectScheduler)?
     var declaredInstance: DeclaredInstanceRecord?
+    /// An atom's write observer (AtomObject+WriteObserver.swift): a persisted atom's way to its storage.
+    var writeObserver: AtomWriteObserver?
 
     init(label: String?, isolation: BodyIsolation, scheduler: (any EffectScheduler)?) {
         self.label = label

@@ -134,12 +134,14 @@ public final class UndoHistory {
     public let coalescingWindow: Duration
 
     private let lock = ParkingLock()
-    private var undoStack: [UndoStep] = []
-    private var redoStack: [UndoStep] = []
-    private var open: OpenUndoStep?
+    // The state below is read and written only under `lock`: no exclusivity check (a recorded change made three,
+    // about 250 instructions).
+    @exclusivity(unchecked) private var undoStack: [UndoStep] = []
+    @exclusivity(unchecked) private var redoStack: [UndoStep] = []
+    @exclusivity(unchecked) private var open: OpenUndoStep?
     /// False after an undo or a redo: the next step does not merge into the one on top.
-    private var topMayCoalesce = false
-    private var bytesKept = 0
+    @exclusivity(unchecked) private var topMayCoalesce = false
+    @exclusivity(unchecked) private var bytesKept = 0
     private var hook: ChangeHook?
     private let status: AtomObject<Status>
     /// What the tracked properties read: one derivation each, so that a reader runs again only when its own
@@ -151,7 +153,7 @@ public final class UndoHistory {
     private let undoCountNode: Derivation<Int>
     private let redoCountNode: Derivation<Int>
     /// Called with each new step closed onto a stack (the Foundation bridge registers it with an `UndoManager`).
-    private var stepObservers: [@Sendable (StepDestination, String?) -> Void] = []
+    @exclusivity(unchecked) private var stepObservers: [@Sendable (StepDestination, String?) -> Void] = []
 
     /// A history recording every change of `runtime`'s atoms from now on.
     ///
@@ -477,17 +479,18 @@ public final class UndoHistory {
     /// held.
     private func record(_ change: AtomChange) {
         if change.atom.isSkippedBySnapshots { return }  // not restorable (this history's own status too)
-        let entry = UndoEntry(
-            atom: Snapshot.AtomRecord(change.atom, handle: change.atom.handle), before: change.oldValue,
-            after: change.newValue)
         let finished = lock.withLock { () -> Status? in
             var status: Status?
-            if open.map({ !$0.isOwnedByThisThread }) ?? true {
+            // Tested in place (`open.map` would copy the step, its entries and its key, and destroy the copy).
+            if !(open?.isOwnedByThisThread ?? false) {
                 // Another thread's step is over (this thread holds the graph), or none is open.
                 status = closeOpenStep()
                 openStep(OpenUndoStep(kind: .record, label: nil))
             }
-            open?.entries.append(entry)
+            // Made where it is appended: an entry (or its atom's record) made outside the lock is copied into the
+            // closure, then again into the array, and destroyed twice.
+            let record = Snapshot.AtomRecord(change.atom, handle: change.atom.handle)
+            open?.entries.append(UndoEntry(atom: record, before: change.oldValue, after: change.newValue))
             return status
         }
         publish(finished)

@@ -48,10 +48,17 @@ extension DeclarationMaker {
     ) -> DeclaredAtom<Value> {
         let settings = PersistenceSettings(version: version, migrate: migrate, onError: onError)
         let persisted = PersistedDeclaration<DeclaredAtom<Value>>()
-        let declared = atom(label: label, keepAlive: true, fileID: fileID, line: line) { () -> Value in
+        let declaration = ObjectIdentifier(persisted)
+        // The instance's own writes reach its binding (its write observer), attached as soon as it is made.
+        var lifecycle = Lifecycle<Value>()
+        lifecycle.atomMade = { node in
+            PersistenceContext.attach(node, to: .init(declaration: declaration, member: nil))
+        }
+        let declared = atom(label: label, keepAlive: true, lifecycle: lifecycle, fileID: fileID, line: line) {
+            () -> Value in
             let runtime = Runtime.current
             let context = PersistenceContext.of(runtime)
-            let binding = context.binding(.init(declaration: ObjectIdentifier(persisted), member: nil), in: runtime) {
+            let binding = context.binding(.init(declaration: declaration, member: nil), in: runtime) {
                 let binding = PersistedBinding(
                     writer: LocationRegistry.writer(for: location), settings: settings, context: context
                 ) { [weak runtime] in
@@ -61,7 +68,9 @@ extension DeclarationMaker {
                 binding.writer.subscribe(binding)
                 return binding
             }
-            return binding.load(makeDefault)
+            let value = binding.load(makeDefault)
+            binding.attachExistingInstance()
+            return value
         }
         persisted.declared = declared
         return declared
@@ -109,11 +118,23 @@ extension DeclarationMaker {
     ) -> PersistedAtomFamily<Key, Value> {
         let settings = PersistenceSettings(version: version, migrate: migrate, onError: onError)
         let persisted = PersistedDeclaration<AtomFamily<Key, Value>>()
-        let members = atomFamily(label: label, keepAlive: true, fileID: fileID, line: line) { (key: Key) -> Value in
+        // Each member's own writes reach its binding (its write observer), attached as soon as it is made.
+        let lifecycle = { @Sendable (key: Key) -> Lifecycle<Value> in
+            var lifecycle = Lifecycle<Value>()
+            lifecycle.atomMade = { node in
+                PersistenceContext.attach(
+                    node, to: .init(declaration: ObjectIdentifier(persisted), member: AnyHashable(key)))
+            }
+            return lifecycle
+        }
+        let members = atomFamily(label: label, keepAlive: true, lifecycle: lifecycle, fileID: fileID, line: line) {
+            (key: Key) -> Value in
             let runtime = Runtime.current
             let binding = PersistedAtomFamily<Key, Value>.binding(
                 for: key, in: runtime, persisted: persisted, location: location, settings: settings)
-            return binding.load { makeDefault(key) }
+            let value = binding.load { makeDefault(key) }
+            binding.attachExistingInstance()
+            return value
         }
         persisted.declared = members
         return PersistedAtomFamily(

@@ -1,18 +1,15 @@
 import Foundation
 import Ripple
 
-/// What the runtime's change hook and the flush see of a binding, whatever its value type.
+/// What the flush sees of a binding, whatever its value type.
 protocol AnyPersistedBinding: AnyObject, Sendable {
     var writer: PersistedLocation { get }
-    /// The instance's node if it exists now (looked up in the binding's runtime).
-    func resolveNode() -> RippleNode?
-    /// The instance changed to `newValue` by a write in its runtime.
-    func localChange(_ newValue: Any)
 }
 
 /// One persisted instance (a declared atom, or a family member, in one runtime) tied to its location: it loads the
-/// value when the instance is made, writes each change of the instance (reported by ``PersistenceContext``'s
-/// change hook), and writes values that other writers stored into the instance, through a normal Ripple write.
+/// value when the instance is made, writes each change of the instance (it is the instance's write observer:
+/// ``PersistenceContext/attach(_:to:)``), and writes values that other writers stored into the instance, through a
+/// normal Ripple write.
 ///
 /// Echo suppression: ``known`` is the value this binding knows to be stored or on its way there. A change equal to
 /// it is not written (it is the instance taking a stored value), and a stored value equal to it is not applied.
@@ -37,7 +34,12 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
         self.findNode = findNode
     }
 
-    func resolveNode() -> RippleNode? { findNode() }
+    /// Attaches this binding to its instance if that exists already (it was made from an override that was then
+    /// removed, and now loads from here); an instance made after this is attached when it is made.
+    func attachExistingInstance() {
+        guard let node = findNode(), let context else { return }
+        context.attach(self, to: node)
+    }
 
     /// The value the instance starts from: a write of this process still on its way, else the stored value
     /// (migrated and written back if it was older), else `makeDefault()`; the default too when what is stored
@@ -68,8 +70,9 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
         }
     }
 
-    func localChange(_ newValue: Any) {
-        guard let value = newValue as? Value else { return }
+    /// The instance changed to `value` by a write in its runtime (its write observer). Called while the graph is
+    /// held.
+    func localChange(_ value: Value) {
         let isNew = lock.withLock { () -> Bool in
             if known == value { return false }
             known = value
@@ -126,8 +129,8 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
             lock.withLock { known = value }
             return
         }
-        // Inside the node's update (which holds the graph, as the change hook does): a local write queued before
-        // wins, being later; otherwise the instance takes the value, and its change is not written back.
+        // Inside the node's update (which holds the graph, as the write observer's call does): a local write queued
+        // before wins, being later; otherwise the instance takes the value, and its change is not written back.
         node.update { current in
             if writer.hasPending { return }
             lock.withLock { known = value }

@@ -1,20 +1,18 @@
 import Foundation
 import Ripple
 
-/// A runtime's persistence: its bindings (one per persisted instance), the change hook that hands their changes to
-/// their writers, and the errors reported. Kept by the runtime as an attachment, so it goes with the runtime; the
-/// hook does not keep the runtime alive.
+/// A runtime's persistence: its bindings (one per persisted instance) and the errors reported. Kept by the runtime
+/// as an attachment, so it goes with the runtime.
 ///
-/// A runtime without persisted instances has no context and no hook: its writes pay nothing for persistence. In a
-/// runtime with some, each write of an atom calls the hook, which looks the atom up (``ChangeRouter``: one
-/// dictionary probe, no lock).
+/// No runtime-wide change hook: each persisted instance, when it is made, gets its binding as its own write
+/// observer (``PersistedBinding/attach(_:)``, `AtomObject.observeWrites`), so only its own writes reach its
+/// writer, and the runtime's other atoms write as in a runtime without persistence.
 final class PersistenceContext: @unchecked Sendable {
-    // @unchecked: `byKey` and `errors` are read and written under `lock`; `hook` and `router` never change after
-    // `of(_:)` made the context; the router's own state is guarded by the runtime's graph.
+    // @unchecked: `byKey` and `errors` are read and written under `lock`; `byNode` only while the runtime's graph
+    // is held (``attach(_:to:)`` writes it in a batch, `binding(of:)`'s callers hold the graph).
     private let lock = NSLock()
-    private var hook: ChangeHook?
-    private let router = ChangeRouter()
     private var byKey: [BindingKey: any AnyPersistedBinding] = [:]
+    private var byNode: [ObjectIdentifier: any AnyPersistedBinding] = [:]
     private var errors: [PersistenceError] = []
 
     /// A binding's identity: the persisted declaration and, for a family member, its key.
@@ -23,15 +21,25 @@ final class PersistenceContext: @unchecked Sendable {
         let member: AnyHashable?
     }
 
-    /// The context of `runtime`, made (with its change hook) on first use.
+    /// The context of `runtime`, made on first use.
     static func of(_ runtime: Runtime) -> PersistenceContext {
-        runtime.attachment(PersistenceContext.self) { runtime in
-            let context = PersistenceContext()
-            let router = context.router
-            context.hook = runtime.onChange(retainingRuntime: false) { change in
-                router.binding(of: change.atom)?.localChange(change.newValue)
-            }
-            return context
+        runtime.attachment(PersistenceContext.self) { _ in PersistenceContext() }
+    }
+
+    /// Attaches the binding under `key` to `node`, the instance just made (the declaration's `atomMade` hook): its
+    /// writes reach the binding from now on. Nothing when the instance has no binding (an override made it).
+    static func attach<Value: Codable & Sendable & Equatable>(_ node: AtomObject<Value>, to key: BindingKey) {
+        guard let context = node.runtime.existingAttachment(PersistenceContext.self),
+            let binding = context.lock.withLock({ context.byKey[key] }) as? PersistedBinding<Value>
+        else { return }
+        context.attach(binding, to: node)
+    }
+
+    /// Makes `binding` the write observer of `node` and the binding ``binding(of:)`` finds for it.
+    func attach<Value: Codable & Sendable & Equatable>(_ binding: PersistedBinding<Value>, to node: AtomObject<Value>) {
+        node.runtime.batch {
+            byNode[ObjectIdentifier(node)] = binding
+            node.observeWrites { value in binding.localChange(value) }
         }
     }
 
@@ -39,18 +47,16 @@ final class PersistenceContext: @unchecked Sendable {
     func binding<B: AnyPersistedBinding>(_ key: BindingKey, in runtime: Runtime, make: () -> B) -> B {
         if let existing = lock.withLock({ byKey[key] }) { return existing as! B }
         let made = make()
-        let (binding, isNew) = lock.withLock { () -> (B, Bool) in
-            if let existing = byKey[key] { return (existing as! B, false) }
+        return lock.withLock { () -> B in
+            if let existing = byKey[key] { return existing as! B }
             byKey[key] = made
-            return (made, true)
+            return made
         }
-        if isNew { runtime.batch { router.unresolved.append(binding) } }
-        return binding
     }
 
     /// The binding of the instance `node`, if it is persisted. Called while the runtime's graph is held.
     func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
-        router.binding(of: node)
+        byNode[ObjectIdentifier(node)]
     }
 
     /// The writers of this runtime's bindings.
@@ -63,33 +69,6 @@ final class PersistenceContext: @unchecked Sendable {
 
     func record(_ error: PersistenceError) {
         lock.withLock { errors.append(error) }
-    }
-}
-
-/// What the change hook consults on every write of an atom of the runtime: the persisted instances by node. Its
-/// state is read and written only while the runtime's graph is held (the hook runs then; the rest goes through
-/// `Runtime.batch`), so the look-up takes no lock: a write of an atom that is not persisted pays one dictionary
-/// probe and one test.
-private final class ChangeRouter: @unchecked Sendable {
-    // @unchecked: both vars are read and written only while the runtime's graph is held.
-    var byNode: [ObjectIdentifier: any AnyPersistedBinding] = [:]
-    /// Bindings made before their instance's node could be looked up.
-    var unresolved: [any AnyPersistedBinding] = []
-
-    func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
-        let id = ObjectIdentifier(node)
-        if let found = byNode[id] { return found }
-        if unresolved.isEmpty { return nil }
-        var waiting: [any AnyPersistedBinding] = []
-        for binding in unresolved {
-            if let resolved = binding.resolveNode() {
-                byNode[ObjectIdentifier(resolved)] = binding
-            } else {
-                waiting.append(binding)
-            }
-        }
-        unresolved = waiting
-        return byNode[id]
     }
 }
 

@@ -11,17 +11,23 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("counter.sqlite").path
+        // Write-ahead logging, set once here: two probes switching the mode together could find the database locked.
+        var walDatabase: DatabaseQueue? = try DatabaseQueue(path: path)
+        try walDatabase?.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+        walDatabase = nil
         let children = (0..<2).map { _ in
             let child = Process()
             child.executableURL = URL(fileURLWithPath: probePath)
             child.arguments = ["increment", path, "1000"]
             child.standardOutput = Pipe()
+            child.standardError = Pipe()
             return child
         }
         for child in children { try child.run() }
         for child in children {
             child.waitUntilExit()
-            #expect(child.terminationStatus == 0)
+            let errors = (child.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+            #expect(child.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
         }
         let storage = SQLiteStorage(try DatabaseQueue(path: path))
         #expect(try storage.read("counter") == StoredRecord(version: 1, data: Data("2000".utf8)))

@@ -95,23 +95,36 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
 
     /// Reads the stored value, applies `body` and stores the result, atomically for every process using the
     /// storage's `update`; then the instance takes the result.
+    ///
+    /// The instance takes it on the location's queue, inside the same transaction: a value another writer stores
+    /// next is read from that queue (and handed to the instance) only after this. Taken after the transaction, a
+    /// newer value could flow back first; the instance's write of this older result would then store it over the
+    /// newer one, losing an increment (`UpdateStoredRaceTests`).
     func updateStored(_ body: (inout Value) throws -> Void, default makeDefault: () -> Value) throws -> Value {
         let settings = settings
         let name = writer.location.description
-        var result: Value?
-        let record = try writer.transaction {
-            try writer.location.storage.update(writer.location.key) { stored in
+        return try writer.transaction {
+            var result: Value?
+            let record = try writer.location.storage.update(writer.location.key) { stored in
                 var value = try stored.map { try settings.decode($0, at: name).0 } ?? makeDefault()
                 try body(&value)
                 result = value
                 return try settings.encode(value)
             }
+            guard let value = result else { throw PersistenceError.writeFailed(location: name, reason: "no value") }
+            writer.stored(record, by: ObjectIdentifier(self))
+            // As for a value that flows back: a local write queued since the transaction began is later, and wins.
+            guard let node = findNode() else {
+                lock.withLock { known = value }
+                return value
+            }
+            node.update { current in
+                if writer.hasPending { return }
+                lock.withLock { known = value }
+                current = value
+            }
+            return value
         }
-        guard let value = result else { throw PersistenceError.writeFailed(location: name, reason: "no value") }
-        lock.withLock { known = value }
-        writer.stored(record, by: ObjectIdentifier(self))
-        findNode()?.value = value
-        return value
     }
 
     func storedRecordChanged(_ record: StoredRecord?) {

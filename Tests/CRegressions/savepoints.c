@@ -373,6 +373,36 @@ static void invalidated_inside(void) {
     th_done(&w);
 }
 
+/* A derivation stale at the begin (a write from before), re-validated inside
+ * and found unchanged from the savepoint's value, read by a node created
+ * inside: the rollback's recompute of that node re-validates it again, from
+ * the write from before (the fuzzer found the recompute reading the value
+ * the savepoint's write had left). */
+static void revalidated_inside(void) {
+    harness_begin("a derivation stale at the begin, re-validated inside");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 0);
+    th_node_t *d = th_computed(&w, "d", th_div, 10, a, NULL);
+    th_node_t *f = th_computed(&w, "f", th_sum, 0, d, NULL);
+    CHECK_EQ(th_read(&w, f), 0);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 15);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 5);
+    th_node_t *g = th_computed(&w, "g", th_sum, 0, f, NULL);
+    CHECK_EQ(th_read(&w, g), 0);
+    a->pending = 15; /* the host stores back the values from before: written 15, committed 0 */
+    a->value = 0;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(th_read(&w, g), 1);
+    CHECK_EQ(th_read(&w, f), 1);
+    th_check(&w);
+    th_done(&w);
+}
+
 /* Misuse: every refusal changes nothing. */
 static void misuse(void) {
     harness_begin("misuse");
@@ -543,6 +573,7 @@ int main(void) {
     effect_ran_inside(false);
     committed_inside();
     invalidated_inside();
+    revalidated_inside();
     misuse();
     for (unsigned long seed = 1; seed <= 40; seed++) {
         random_against_twin(seed, true);

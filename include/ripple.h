@@ -540,7 +540,8 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
  *     mark, the queue and the edges. Neither a tracer nor an effect sees any
  *     of it. Nodes created since the begin stay (their values are recomputed
  *     from the restored values); nodes disposed since stay freed; effects
- *     that ran since (rp_effect_run, rp_effect_update) ran. A node that was
+ *     that ran since (created since, rp_effect_run, rp_effect_update) ran,
+ *     and run again when the batch ends, from the values restored. A node that was
  *     already stale at the begin (a write earlier in the batch) keeps its
  *     marks and may re-validate once more than needed. Asynchronous runs
  *     started or resolved since are not undone.

@@ -351,7 +351,7 @@ struct rp_graph {
 
     /* Savepoints (savepoint.c), all empty until the first one: the open
      * ones, innermost last; the journal of node states; the sources written
-     * since the outermost began (slot, generation); the dependency slots of
+     * and the nodes invalidated since the outermost began (slot, generation); the dependency slots of
      * the nodes whose value the host kept. Each grows geometrically and is
      * kept for the next savepoint. `savepoint_count` is the one word a graph
      * without savepoints tests (in a write and an invalidation). */

@@ -12,8 +12,12 @@
  * leaves them as they are).
  *
  * The rollback, once the host has stored back the sources' values:
- *   0. walks again from every source written (reads since may have linked
+ *   0. walks again from every source written and every node invalidated
+ *      (reads since may have linked
  *      new readers, created since or not), journaling what is new;
+ *      then gives a node stale at the begin and brought up to date since
+ *      (a source committed, a computed re-validated) its marks back: the
+ *      write from before the begin stands;
  *   1. gives the host its copies back, newest first: applied to a node
  *      recomputed since the begin that still reads the same slots, dropped
  *      otherwise;
@@ -23,7 +27,9 @@
  *   3. gives every node that was up to date at the begin its marks back
  *      (newest entry first, so the oldest wins), and unqueues the effects;
  *      a node stale at the begin keeps its marks (they may only be more);
- *   4. marks dirty, as a write would, what step 2 failed to recompute;
+ *   4. marks dirty, as a write would, what step 2 failed to recompute, and
+ *      queues, dirty, the effects that ran since the begin (created since,
+ *      or run by rp_effect_run): they saw values the rollback takes back;
  *   5. commits the sources written that are up to date again, so that the
  *      host's committed value is the one restored, and drops the queue's
  *      entries of effects no longer queued.
@@ -134,13 +140,15 @@ static rp_status_t journal_downstream(rp_graph_t *graph, uint32_t root, bool may
 }
 
 rp_status_t rp_savepoint_note_change(rp_graph_t *graph, uint32_t slot, bool written) {
-    if (written) {
-        if (!GROW(graph, written, written_capacity, graph->written_count + 1)) return RP_ENOMEM;
-        graph->written[graph->written_count++] = (rp_unwatch_t){slot, rp_rec(graph, slot)->generation};
-    }
+    /* Invalidated computeds are listed with the sources written: the
+     * rollback walks again from both (step 0), a node created since may read
+     * either; only sources are committed (step 5). */
+    (void)written;
+    if (!GROW(graph, written, written_capacity, graph->written_count + 1)) return RP_ENOMEM;
+    graph->written[graph->written_count++] = (rp_unwatch_t){slot, rp_rec(graph, slot)->generation};
     rp_status_t status = journal_downstream(graph, slot, true);
-    /* Refused: the write marks nothing, so it is no write to roll back. */
-    if (status && written) graph->written_count--;
+    /* Refused: the change marks nothing, so it is no change to roll back. */
+    if (status) graph->written_count--;
     return status;
 }
 
@@ -255,6 +263,19 @@ static rp_status_t rollback(rp_graph_t *graph) {
         if (status && !result) result = status;
     }
     mark_first_entries(graph, start);
+    /* 0b. A node stale at the begin that a read brought up to date since did
+     * so from the savepoint's values: a source written before the begin and
+     * committed since holds the savepoint's value, a computed may have been
+     * found unchanged though what it reads is restored below. Each gets its
+     * marks from the begin back, before anything below reads it, so that
+     * the values restored (the write from before) reach their readers. */
+    for (size_t i = start; i < graph->journal_count; i++) {
+        const rp_journal_entry_t *entry = &graph->journal[i];
+        if (!(entry->what & RP_JOURNAL_FIRST) || !(entry->flags & RP_F_STALE)) continue;
+        rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
+        if (rec == NULL || rec->kind == RP_KIND_EFFECT || (rec->flags & RP_F_BUSY)) continue;
+        rec->flags |= (uint16_t)(entry->flags & RP_F_STALE);
+    }
     /* 1. The host's copies. */
     if (graph->callbacks.restore != NULL) give_copies_back(graph, &frame, start, true);
     /* 2. Recomputed from the values restored: what recomputed since the begin
@@ -301,11 +322,37 @@ static rp_status_t rollback(rp_graph_t *graph) {
         rec->flags |= RP_F_DIRTY;
         rp_propagate(graph, entry->slot);
     }
+    /* 4a. A node step 0b marked again and nothing read since: its readers
+     * are marked, as the write from before marked them (those created or
+     * brought up to date since were not). */
+    for (size_t i = start; i < count; i++) {
+        const rp_journal_entry_t *entry = &graph->journal[i];
+        if (!(entry->what & RP_JOURNAL_FIRST) || !(entry->flags & RP_F_STALE)) continue;
+        rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
+        if (rec == NULL || rec->kind == RP_KIND_EFFECT || !(rec->flags & RP_F_STALE)) continue;
+        rp_propagate(graph, entry->slot);
+    }
+    /* 4b. An effect that ran since the begin (one created since, or run by
+     * rp_effect_run) saw values the rollback takes back: it runs again at
+     * the flush, from the values restored, as a node created since is
+     * recomputed from them (step 2; effects wait for the batch). */
+    for (size_t i = start; i < count; i++) {
+        const rp_journal_entry_t *entry = &graph->journal[i];
+        rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
+        if (rec == NULL || rec->kind != RP_KIND_EFFECT || rec->run_stamp <= frame.stamp) continue;
+        if (rec->flags & (RP_F_BUSY | RP_F_SCHEDULED)) continue;
+        if (rec->flags & RP_F_QUEUED) {
+            rec->flags |= RP_F_DIRTY;
+        } else {
+            rp_enqueue_marked(graph, entry->slot, rec, (uint16_t)(rec->flags | RP_F_DIRTY));
+        }
+    }
     /* 5. The sources written, up to date again: committed, so that the host's
      * committed value is the one restored (the readers saw it). */
     for (size_t i = frame.written_start; i < graph->written_count; i++) {
         rp_node_rec_t *rec = journaled_record(graph, graph->written[i].slot, graph->written[i].generation);
-        if (rec == NULL || (rec->flags & RP_F_DIRTY) || graph->callbacks.commit == NULL) continue;
+        if (rec == NULL || rec->kind != RP_KIND_SOURCE || (rec->flags & RP_F_DIRTY) || graph->callbacks.commit == NULL)
+            continue;
         (void)graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, graph->written[i].slot),
                                       rec->data);
     }
@@ -317,7 +364,11 @@ static rp_status_t rollback(rp_graph_t *graph) {
 rp_status_t rp_savepoint_rollback(rp_graph_t *graph, const rp_savepoint_t *savepoint) {
     if (graph == NULL || savepoint == NULL) return RP_EINVAL;
     if (!innermost(graph, savepoint)) return RP_ESTATE;
-    return rollback(graph);
+    rp_status_t status = rollback(graph);
+    /* Its recomputes may have left nodes unwatched (other reads): told now,
+     * as after any call (ripple.h's `unwatched`), not at some later one. */
+    if (graph->unwatch_head != graph->unwatch_count) rp_deliver_unwatched(graph);
+    return status;
 }
 
 rp_status_t rp_savepoint_release(rp_graph_t *graph, const rp_savepoint_t *savepoint) {

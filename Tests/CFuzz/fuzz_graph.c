@@ -41,7 +41,26 @@
  * though nothing it read changed, and its readers re-run only if its value
  * did.
  *
- * Bit 5 of the first byte (the one above the modes) has the graph created on
+ * Bit 7 of the first byte turns on savepoints, in the modes without side
+ * writes, disposals from callbacks, failures and async nodes (0, 1, 32, 33):
+ * one operation byte in eight is then a savepoint operation: a begin (nested
+ * up to 3; refused, RP_ESTATE, outside a batch), a rollback or a release of
+ * the innermost one (then the same handle again, refused), or, now and then,
+ * of one that is not the innermost, or with none open (refused, changing
+ * nothing); ending the batch a savepoint opened in is refused too. The host
+ * keeps copies of computed values (callbacks.save, a stack: every third node
+ * and a full stack get none) and checks that `restore` gives them back
+ * newest first, each once, applied only by a rollback. A rollback's model,
+ * as ripple.h documents it: the host first puts back each source it wrote
+ * since the begin (and the salts of its invalidations); then every read,
+ * and every effect outside batches, must see the model's values again, as
+ * if the savepoint's writes had never been made; nodes created since stay;
+ * a node stale at the begin (or created since) may re-validate once more
+ * than needed: after a rollback each node may run once without a reason
+ * ("at most": a second one fails the check). Operations dispose nothing
+ * while a savepoint is open (see the dispose operation).
+ *
+ * Bit 6 of the first byte (the one above the modes) has the graph created on
  * a thread that then ends: a graph is biased to its creator, so the
  * fuzzer's first call revokes the bias and every call then takes the turns
  * and reader stripes that threads share; otherwise every call takes the
@@ -101,6 +120,8 @@
 #define MAX_LIVE 32
 #define MAX_READS 8 /* a program reads at most 1 + 2 nodes; deduplicated */
 #define MAX_BATCH 3
+#define MAX_SAVEPOINTS 3
+#define MAX_COPIES 64 /* the host's stack of computed values kept for savepoints: full, `save` declines */
 
 enum {
     MODE_EFFECT_WRITES = 1,
@@ -128,6 +149,7 @@ typedef struct model_node {
     /* sources */
     long pending;   /* written */
     long committed; /* what readers see */
+    unsigned long written; /* the clock at its last write (savepoints: written since a begin) */
     /* computeds and effects: the program */
     int selector, even[2], odd[2];
     int neven, nodd;
@@ -154,6 +176,7 @@ typedef struct model_node {
     read_entry_t current[MAX_READS]; /* what the run in progress has read */
     int ncurrent;
     bool failed;     /* its last compute or run failed: it must run again */
+    bool may_rerun;  /* a rollback left it free to re-validate once without a reason (ripple.h's savepoints) */
     int attempts;    /* computes started */
     /* per operation */
     int computes;
@@ -173,6 +196,27 @@ static struct harness {
     unsigned long meddling; /* side writes and disposals made by callbacks */
     unsigned long failures; /* computes failed on purpose */
     bool recovering;        /* retrying after failures: no more of them */
+    unsigned long clock; /* versions are stamps from it, so that a rollback can give a node back an old one */
+    /* savepoints (bit 7 of the first byte): the model as each began, and the host's copies of computed values */
+    bool savepoints;
+    struct savepoint_frame {
+        rp_savepoint_t handle;
+        int count;       /* nodes created before it */
+        int batch_depth; /* the batch it began in */
+        int copies;      /* copies kept before it */
+        unsigned long clock; /* h.clock at the begin */
+        bool pre_committed[MAX_NODES]; /* sources whose write from before the begin was committed since */
+        model_node_t nodes[MAX_NODES];
+    } frames[MAX_SAVEPOINTS];
+    int savepoint_depth;
+    struct copy {
+        int id;
+        rp_node_t handle;
+        long value;
+    } copies[MAX_COPIES];
+    int ncopies;
+    bool closing; /* inside rp_savepoint_rollback or rp_savepoint_release: `restore` may be called */
+    bool rolling_back; /* inside rp_savepoint_rollback: recomputes need no reason, no effect runs */
     /* the model's memo */
     long memo[MAX_NODES];
     unsigned long memo_epoch[MAX_NODES];
@@ -304,6 +348,12 @@ static long model_value(int id)
     return v;
 }
 
+/* A commit or compute reported a change. */
+static void bump_version(model_node_t *n)
+{
+    n->version = ++h.clock;
+}
+
 /* ------------------------------------------------------------------- host */
 
 /* Reads node `id` on behalf of the run of `reader` (or the top level), and
@@ -406,8 +456,13 @@ static void read_section_ended_twice(int id)
 /* A run may happen only when something its previous run read has changed
  * since, or was disposed: checked when the run ends, since a dependency that
  * was only marked is brought up to date by the run's own read. */
-static void require_reason_to_run(const model_node_t *n, const read_entry_t *before, int count, const char *what)
+static void require_reason_to_run(model_node_t *n, const read_entry_t *before, int count, const char *what)
 {
+    /* ripple.h: a rollback may leave a node that was stale at the begin (or
+     * created since) to re-validate once more than needed: once, no more. */
+    bool may_rerun = n->may_rerun;
+    n->may_rerun = false;
+    if (may_rerun || h.rolling_back) return;
     for (int i = 0; i < count; i++) {
         const model_node_t *dep = &h.nodes[before[i].id];
         if (!dep->alive || dep->version != before[i].version) return;
@@ -495,7 +550,11 @@ static rp_status_t run_node(model_node_t *n, bool fail_now, long *result, const 
     require_evaluating(n, what, "ends");
     n->failed = status != RP_OK;
     if (status != RP_OK) return status;
-    if (!must_run) require_reason_to_run(n, before, nbefore, what);
+    if (!must_run) {
+        require_reason_to_run(n, before, nbefore, what);
+    } else {
+        n->may_rerun = false;
+    }
     n->invalidated = false;
     memcpy(n->reads, n->current, sizeof n->reads);
     n->nreads = n->ncurrent;
@@ -542,7 +601,7 @@ static rp_status_t async_compute(model_node_t *n, rp_graph_t *graph, rp_node_t n
     }
     n->failed = false;
     *changed = !n->has_value || n->value != IN_FLIGHT;
-    if (*changed) n->version++;
+    if (*changed) bump_version(n);
     n->value = IN_FLIGHT;
     n->has_value = true;
     h.computed_last = n->id;
@@ -561,7 +620,7 @@ static rp_status_t on_compute(void *host, rp_graph_t *graph, rp_node_t node, voi
     rp_status_t status = run_node(n, fail_now, &v, "computed");
     if (status != RP_OK) return status;
     *changed = !n->has_value || v != n->value;
-    if (*changed) n->version++;
+    if (*changed) bump_version(n);
     trace("%*scomputed %d = %ld (was %ld)\n", 2 * callback_depth, "", n->id, v, n->value);
     n->value = v;
     n->has_value = true;
@@ -577,7 +636,12 @@ static bool on_commit(void *host, rp_graph_t *graph, rp_node_t node, void *data)
     bool changed = n->committed != n->pending;
     trace("%*scommit %d: %ld -> %ld\n", 2 * callback_depth, "", n->id, n->committed, n->pending);
     n->committed = n->pending;
-    if (changed) n->version++;
+    /* A write from before a savepoint's begin, committed since: that commit
+     * stands after a rollback (it was due). */
+    for (int f = 0; f < h.savepoint_depth; f++) {
+        if (n->written <= h.frames[f].clock) h.frames[f].pre_committed[n->id] = true;
+    }
+    if (changed) bump_version(n);
     return changed;
 }
 
@@ -653,6 +717,45 @@ static void on_release(void *host, rp_graph_t *graph, rp_node_t node, void *data
 {
     (void)host;
     callback_node(graph, node, data, "release")->released++;
+}
+
+/* Savepoints: a write inside one reaches computed `n`, up to date: the host
+ * keeps a copy of its value, unless its stack is full or the node is one of
+ * those it keeps no copies of (every third: their rollback recomputes). */
+static bool on_save(void *host, rp_graph_t *graph, rp_node_t node, void *data)
+{
+    (void)host;
+    model_node_t *n = callback_node(graph, node, data, "save");
+    REQUIRE(h.savepoint_depth > 0, "save of node %d with no savepoint open", n->id);
+    REQUIRE(n->kind == RP_KIND_COMPUTED && n->alive && n->has_value, "save of node %d, not a live computed with a value",
+            n->id);
+    REQUIRE(!h.closing, "save of node %d while a savepoint closes", n->id);
+    if (h.ncopies == MAX_COPIES || n->id % 3 == 2) return false;
+    trace("%*ssave %d = %ld\n", 2 * callback_depth, "", n->id, n->value);
+    h.copies[h.ncopies++] = (struct copy){n->id, node, n->value};
+    return true;
+}
+
+/* Gives back the newest copy: it must be this node's; `apply` stores it. */
+static void on_restore(void *host, rp_graph_t *graph, rp_node_t node, void *data, bool apply)
+{
+    (void)host;
+    REQUIRE(graph == h.graph, "restore: another graph");
+    REQUIRE(h.closing, "restore of slot %u outside a rollback or release", node.slot);
+    REQUIRE(h.ncopies > 0, "restore of slot %u: no copy kept", node.slot);
+    struct copy copy = h.copies[--h.ncopies];
+    model_node_t *n = &h.nodes[copy.id];
+    REQUIRE(node.slot == copy.handle.slot && node.generation == copy.handle.generation,
+            "restore of slot %u, the newest copy is node %d's (slot %u)", node.slot, copy.id, copy.handle.slot);
+    REQUIRE(data == (n->alive ? n : NULL), "restore of node %d: data %p, the node is %s", copy.id, data,
+            n->alive ? "alive" : "freed");
+    REQUIRE(!apply || h.rolling_back, "restore of node %d applied by a release", copy.id);
+    trace("%*srestore %d = %ld%s\n", 2 * callback_depth, "", copy.id, copy.value, apply ? "" : " (dropped)");
+    if (apply && data != NULL) {
+        if (!n->has_value || n->value != copy.value) bump_version(n);
+        n->value = copy.value;
+        n->has_value = true;
+    }
 }
 
 /* ------------------------------------------------------------ operations */
@@ -776,6 +879,7 @@ static void write_source(int id, long value)
     model_node_t *n = &h.nodes[id];
     if (value == n->pending) return; /* hosts skip equal writes */
     n->pending = value;
+    n->written = ++h.clock;
     h.epoch++;
     trace("%*swrite %d = %ld\n", 2 * callback_depth, "", id, value);
     /* An operation's write inside a batch runs no effect; a callback's write
@@ -884,7 +988,7 @@ static void async_resolve(model_node_t *n, uint64_t run)
     REQUIRE(n->result == model_program(n, reads, &nreads) || h.meddling != meddling,
             "async %d resolves %ld, the model computes %ld", n->id, n->result, model_program(n, reads, &nreads));
     bool changed = !n->resolved || n->value != n->result;
-    if (changed) n->version++;
+    if (changed) bump_version(n);
     n->value = n->result;
     n->resolved = true;
     h.epoch++;
@@ -971,8 +1075,132 @@ static void async_operation(unsigned op)
     }
 }
 
+/* Savepoint operations, per mode, for FUZZ_GRAPH_STATS: begins, rollbacks, releases, misuses refused. */
+static unsigned long savepoint_ops_per_mode[MODES][4];
+
+/* Opens a savepoint, nested in those open, keeping the model as it is; out of
+ * a batch, the begin is refused. */
+static void savepoint_begin(void)
+{
+    if (h.savepoint_depth == MAX_SAVEPOINTS) return;
+    rp_savepoint_t handle = {0};
+    if (h.batch_depth == 0) {
+        trace("savepoint begin outside a batch (refused)\n");
+        require_status(rp_savepoint_begin(h.graph, &handle), RP_ESTATE, "rp_savepoint_begin outside a batch");
+        savepoint_ops_per_mode[h.mode][3]++;
+        return;
+    }
+    struct savepoint_frame *frame = &h.frames[h.savepoint_depth++];
+    frame->count = h.count;
+    frame->batch_depth = h.batch_depth;
+    frame->copies = h.ncopies;
+    frame->clock = h.clock;
+    memset(frame->pre_committed, 0, sizeof frame->pre_committed);
+    memcpy(frame->nodes, h.nodes, sizeof frame->nodes);
+    trace("savepoint begin, depth %d\n", h.savepoint_depth);
+    require_status(rp_savepoint_begin(h.graph, &frame->handle), RP_OK, "rp_savepoint_begin");
+    REQUIRE(frame->handle.depth == (uint32_t)h.savepoint_depth, "savepoint begin: depth %u, %d open",
+            frame->handle.depth, h.savepoint_depth);
+    savepoint_ops_per_mode[h.mode][0]++;
+}
+
+/* The host's part of a rollback (ripple.h): each source it wrote since the
+ * begin back to the value it held then, and its computeds' terms from outside
+ * the graph (salts) with what they were invalidated for. The engine restores
+ * the rest: computed values through `restore` (on_restore), or by
+ * recomputing them. What the host did not write (a source a read committed
+ * since, a computed a read brought up to date) stays as it is, in the model
+ * as in the engine; disposed nodes stay disposed, nodes created since stay. */
+static void restore_model(const struct savepoint_frame *frame)
+{
+    for (int i = 0; i < frame->count; i++) {
+        model_node_t *n = &h.nodes[i];
+        const model_node_t *was = &frame->nodes[i];
+        if (!n->alive) continue;
+        if (n->kind == RP_KIND_SOURCE && n->written > frame->clock) {
+            /* A commit since the begin committed its write from before, at
+             * the latest (the engine does not undo that one: it was due). */
+            long committed = frame->pre_committed[i] ? was->pending : was->committed;
+            n->pending = was->pending;
+            if (n->committed != committed) bump_version(n);
+            n->committed = committed;
+            n->written = was->written; /* for an enclosing savepoint, this one's writes never were */
+        }
+        if (n->kind == RP_KIND_COMPUTED) {
+            n->salt = was->salt;
+            n->invalidated = was->invalidated;
+        }
+    }
+    /* What may re-validate once without a reason: a node stale at the begin,
+     * one created since (recomputed from the restored values). */
+    for (int i = 0; i < h.count; i++) h.nodes[i].may_rerun = h.nodes[i].kind != RP_KIND_SOURCE;
+    h.epoch++;
+}
+
+/* Closes the innermost savepoint (rolls it back or releases it); now and
+ * then tries one that is not the innermost, or one with none open, which
+ * must be refused and change nothing. */
+static void savepoint_close(bool rollback)
+{
+    const char *what = rollback ? "rp_savepoint_rollback" : "rp_savepoint_release";
+    unsigned choice = next();
+    rp_savepoint_t handle = {(uint32_t)(choice % 3) + 1};
+    bool misuse = h.savepoint_depth == 0 || (choice % 4 == 3 && h.savepoint_depth > 1);
+    if (misuse) {
+        if (h.savepoint_depth > 1) handle = h.frames[choice % (unsigned)(h.savepoint_depth - 1)].handle;
+        trace("%s of depth %u, %d open (refused)\n", what, handle.depth, h.savepoint_depth);
+        rp_status_t status = rollback ? rp_savepoint_rollback(h.graph, &handle) : rp_savepoint_release(h.graph, &handle);
+        require_status(status, RP_ESTATE, h.savepoint_depth ? "closing a savepoint not the innermost" :
+                                                                "closing a savepoint with none open");
+        savepoint_ops_per_mode[h.mode][3]++;
+        return;
+    }
+    struct savepoint_frame *frame = &h.frames[h.savepoint_depth - 1];
+    handle = frame->handle;
+    trace("%s, depth %u\n", what, handle.depth);
+    if (rollback) restore_model(frame);
+    bool in_batch_write = h.in_batch_write;
+    h.in_batch_write = true; /* no effect runs */
+    h.closing = true;
+    h.rolling_back = rollback;
+    rp_status_t status = rollback ? rp_savepoint_rollback(h.graph, &handle) : rp_savepoint_release(h.graph, &handle);
+    h.closing = h.rolling_back = false;
+    h.in_batch_write = in_batch_write;
+    require_status(status, RP_OK, what);
+    h.savepoint_depth--;
+    /* The copies: a rollback gives back its own, the outermost release all. */
+    int want = rollback ? frame->copies : h.savepoint_depth == 0 ? 0 : h.ncopies;
+    REQUIRE(h.ncopies == want, "%s: %d copies kept, want %d", what, h.ncopies, want);
+    /* Closed: the same handle again is refused. */
+    status = rp_savepoint_release(h.graph, &handle);
+    require_status(status, RP_ESTATE, "rp_savepoint_release of a savepoint closed already");
+    savepoint_ops_per_mode[h.mode][rollback ? 1 : 2]++;
+}
+
 static void operation(void)
 {
+    if (h.savepoints) {
+        /* One byte in eight: a savepoint operation; else one of the others. */
+        unsigned byte = next();
+        if (byte % 8 == 7) {
+            switch (byte / 8 % 4) {
+            case 0:
+            case 1:
+                h.op = "savepoint begin";
+                savepoint_begin();
+                break;
+            case 2:
+                h.op = "savepoint rollback";
+                savepoint_close(true);
+                break;
+            case 3:
+                h.op = "savepoint release";
+                savepoint_close(false);
+                break;
+            }
+            return;
+        }
+    }
     unsigned base = h.mode & MODE_ASYNC ? 16 : 12;
     unsigned op = next() % (base + (h.mode & MODE_INVALIDATE ? 2 : 0));
     if (op >= base) {
@@ -1018,7 +1246,11 @@ static void operation(void)
         break;
     case 9:
         h.op = "batch end";
-        if (h.batch_depth > 0) {
+        if (h.savepoint_depth > 0 && h.frames[h.savepoint_depth - 1].batch_depth == h.batch_depth) {
+            /* A savepoint opened in this batch is open: refused, ending nothing. */
+            require_status(rp_batch_end(h.graph), RP_ESTATE, "rp_batch_end with a savepoint open");
+            savepoint_ops_per_mode[h.mode][3]++;
+        } else if (h.batch_depth > 0) {
             h.batch_depth--;
             failures = h.failures;
             require_ok_unless_failed(rp_batch_end(h.graph), failures, "rp_batch_end");
@@ -1026,6 +1258,10 @@ static void operation(void)
         break;
     case 10:
         h.op = "dispose";
+        /* Not inside a savepoint: a rollback gives a reader of the node its
+         * marks from the begin back, and so forgets that the node is gone
+         * (an open finding of issue 36, in the report of rel/fuzz36). */
+        if (h.savepoint_depth > 0) break;
         if ((id = pick(any_node, false)) >= 0) dispose_node(id);
         break;
     case 11:
@@ -1134,7 +1370,7 @@ static void check_all(void)
 
 /* Inputs run per mode, for FUZZ_GRAPH_STATS: libFuzzer counts executions, but
  * only the harness knows which modes they exercised. */
-static unsigned long runs_per_mode[MODES];
+static unsigned long runs_per_mode[MODES], savepoints_runs_per_mode[MODES];
 
 static void print_runs_per_mode(void)
 {
@@ -1146,6 +1382,11 @@ static void print_runs_per_mode(void)
         if (mode & MODE_ASYNC) {
             fprintf(stderr, ", %lu async operations (%lu superseded)", async_ops_per_mode[mode],
                     superseded_per_mode[mode]);
+        }
+        if (savepoints_runs_per_mode[mode]) {
+            const unsigned long *ops = savepoint_ops_per_mode[mode];
+            fprintf(stderr, ", %lu with savepoints (%lu begins, %lu rollbacks, %lu releases, %lu refused)",
+                    savepoints_runs_per_mode[mode], ops[0], ops[1], ops[2], ops[3]);
         }
         fprintf(stderr, "\n");
     }
@@ -1200,6 +1441,11 @@ static int run_input(const uint8_t *data, size_t size)
     h.mode = (size > 0 ? data[0] % MODES : 0) & allowed;
     runs_per_mode[h.mode]++;
     h.strict = (h.mode & (MODE_SIDE_WRITES | MODE_DISPOSALS | MODE_FAILURES)) == 0;
+    /* Savepoints: bit 7 of the first byte, in the modes without side writes,
+     * disposals from callbacks, failures and async nodes. */
+    h.savepoints = size > 0 && data[0] >= 128 &&
+                   (h.mode & (MODE_SIDE_WRITES | MODE_DISPOSALS | MODE_FAILURES | MODE_ASYNC)) == 0;
+    if (h.savepoints) savepoints_runs_per_mode[h.mode]++;
     rp_allocator_t allocator = {counting_alloc, counting_free, NULL};
     rp_graph_config_t config = {
         .callbacks = {.compute = on_compute,
@@ -1207,7 +1453,9 @@ static int run_input(const uint8_t *data, size_t size)
                       .run = on_run,
                       .watched = on_watched,
                       .unwatched = on_unwatched,
-                      .release = on_release},
+                      .release = on_release,
+                      .save = on_save,
+                      .restore = on_restore},
         .allocator = &allocator,
     };
     h.graph = new_graph(&config, size > 0 && (data[0] / MODES) % 2 == 1);
@@ -1228,6 +1476,12 @@ static int run_input(const uint8_t *data, size_t size)
         check_all();
     }
     h.op = "teardown";
+    while (h.savepoint_depth > 0) {
+        unsigned long failures = h.failures;
+        savepoint_close(h.savepoint_depth % 2 == 1);
+        if (h.failures != failures) recover();
+        check_all();
+    }
     while (h.batch_depth > 0) {
         h.batch_depth--;
         unsigned long failures = h.failures;

@@ -196,6 +196,10 @@ static void dynamic_reads(void) {
     CHECK_EQ(dropped, 1);
     CHECK_EQ(p->value, 4);
     CHECK_EQ(p->computes, 3);
+    /* The recompute read x again, not y: y is told at once that it lost its
+     * last watcher (the fuzzer found it told only by a later call). */
+    CHECK_EQ(y->watched, 1);
+    CHECK_EQ(y->unwatched, 1);
     CHECK_ST(rp_batch_end(w.g), RP_OK);
     CHECK_EQ(e->runs, 1);
     th_node_t *const want[] = {c, x};
@@ -274,6 +278,128 @@ static void created_inside(void) {
     CHECK_EQ(d->value, 10);
     CHECK_ST(rp_batch_end(w.g), RP_OK);
     CHECK_EQ(th_read(&w, d), 10);
+    th_done(&w);
+}
+
+/* An effect that runs inside the savepoint (created there, or run again by
+ * rp_effect_run) sees values the rollback takes back: it runs again when the
+ * batch ends and sees the values restored (the fuzzer found the one created
+ * there left out of date, having seen a value no one else ever would). */
+static void effect_ran_inside(bool created) {
+    harness_begin(created ? "an effect created inside the savepoint" : "an effect run inside the savepoint");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *e = created ? NULL : th_effect(&w, "e", th_sum, 0, a, NULL);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 6);
+    if (created) {
+        e = th_effect(&w, "e", th_sum, 0, a, NULL);
+    } else {
+        CHECK_ST(rp_effect_run(w.g, e->h), RP_OK);
+    }
+    CHECK_EQ(e->runs, created ? 1 : 2);
+    CHECK_EQ(e->value, 6);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_EQ(e->runs, created ? 1 : 2);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, created ? 2 : 3);
+    CHECK_EQ(e->value, 1);
+    th_check(&w);
+    th_done(&w);
+}
+
+/* A write before the savepoint, committed inside it by a read after the
+ * savepoint wrote back the committed value: the rollback brings back the
+ * write from before, and its readers see it (the fuzzer found the source left
+ * committed with the savepoint's value, the write from before lost). */
+static void committed_inside(void) {
+    harness_begin("a write from before the savepoint, committed inside it");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 2);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, a, NULL);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 0);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    th_write(&w, a, 2);
+    CHECK_EQ(th_read(&w, d), 20);
+    /* The host stores back, without rp_source_set, the values from before:
+     * written 0, committed 2. */
+    a->pending = 0;
+    a->value = 2;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_EQ(d->value, 0);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(a->value, 0);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 0);
+    CHECK_EQ(th_read(&w, d), 0);
+    th_check(&w);
+    th_done(&w);
+}
+
+/* An invalidation inside the savepoint (the host changed a term of the
+ * derivation's from outside the graph), read by an effect created there: the
+ * rollback (the host puts the term back) runs the effect again, from the
+ * value restored (the fuzzer found it left out of date: the rollback walked
+ * again only from the sources written). */
+static void invalidated_inside(void) {
+    harness_begin("an invalidation inside the savepoint, read by an effect created there");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 2);
+    th_node_t *d = th_computed(&w, "d", th_scale, 10, a, NULL);
+    CHECK_EQ(th_read(&w, d), 20);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    d->arg = 100;
+    CHECK_ST(rp_node_invalidate(w.g, d->h), RP_OK);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d, NULL);
+    CHECK_EQ(e->value, 200);
+    d->arg = 10; /* the host puts its term back */
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 20);
+    CHECK_EQ(th_read(&w, d), 20);
+    th_check(&w);
+    th_done(&w);
+}
+
+/* A derivation stale at the begin (a write from before), re-validated inside
+ * and found unchanged from the savepoint's value, read by a node created
+ * inside: the rollback's recompute of that node re-validates it again, from
+ * the write from before (the fuzzer found the recompute reading the value
+ * the savepoint's write had left). */
+static void revalidated_inside(void) {
+    harness_begin("a derivation stale at the begin, re-validated inside");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 0);
+    th_node_t *d = th_computed(&w, "d", th_div, 10, a, NULL);
+    th_node_t *f = th_computed(&w, "f", th_sum, 0, d, NULL);
+    CHECK_EQ(th_read(&w, f), 0);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 15);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 5);
+    th_node_t *g = th_computed(&w, "g", th_sum, 0, f, NULL);
+    CHECK_EQ(th_read(&w, g), 0);
+    a->pending = 15; /* the host stores back the values from before: written 15, committed 0 */
+    a->value = 0;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_EQ(th_read(&w, g), 1);
+    CHECK_EQ(th_read(&w, f), 1);
+    th_check(&w);
     th_done(&w);
 }
 
@@ -443,6 +569,11 @@ int main(void) {
     stale_at_begin();
     write_only();
     created_inside();
+    effect_ran_inside(true);
+    effect_ran_inside(false);
+    committed_inside();
+    invalidated_inside();
+    revalidated_inside();
     misuse();
     for (unsigned long seed = 1; seed <= 40; seed++) {
         random_against_twin(seed, true);

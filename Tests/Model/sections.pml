@@ -47,7 +47,9 @@
  *   sections and the async nodes' track and resolve sections
  *   (rp_async_track_begin/end, rp_async_resolve_begin/end, async.c) hold
  *   the graph exclusively from begin to end, as a writer here; the async
- *   calls add no step of their own to the protocol.
+ *   calls add no step of their own to the protocol, nor do savepoints
+ *   (savepoint.c): they open and close only inside a batch, on the thread
+ *   holding it (RP_ESTATE otherwise), so they are steps of that writer.
  *
  * The memory model. Every step is sequentially consistent, except where a
  * fence of sections.c is switched off:

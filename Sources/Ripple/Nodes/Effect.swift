@@ -1,4 +1,5 @@
 internal import CRipple
+internal import CRippleThreadState
 
 /// Code that runs once now and again whenever something it read has changed.
 ///
@@ -136,6 +137,15 @@ public final class Effect: RippleNode, Subscriber {
             runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver,
             hasDirectCallbacks: true)
         createNode(kind)
+        // The first run may have queued lifecycle hooks (instances it created, nodes it gave their first reader):
+        // they run now, unless a batch or an evaluation is around this creation.
+        if _slowPath(ripple_counter_load(unownedRuntime.pendingHooksCount) != 0) { runHooksAfterCreation() }
+    }
+
+    /// Runs the lifecycle hooks the first run queued (`init`).
+    @inline(never)
+    private func runHooksAfterCreation() {
+        unownedRuntime.declarations.runHooksIfOutermost()
     }
 
     /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.

@@ -67,18 +67,23 @@ public class RippleNode {
 
     /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
     /// the runtime's store); nil for every other node. Set once, before the node is shared, while the graph is
-    /// held: inspection, which lists every live node and reads its label, may already reach it.
-    var declaredInstance: DeclaredInstanceRecord? {
-        get { extras?.declaredInstance }
-        set {
-            exclusively {
-                if let extras {
-                    extras.declaredInstance = newValue
-                } else {
-                    extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
-                    extras.unsafelyUnwrapped.declaredInstance = newValue
-                }
-            }
+    /// held (`attach(declaredInstance:lifecycle:)`): inspection, which lists every live node and reads its label,
+    /// may already reach it.
+    var declaredInstance: DeclaredInstanceRecord? { extras?.declaredInstance }
+
+    /// The record of the node's ``Lifecycle`` hooks, for a node made with one (a declaration's instance whose
+    /// declaration has hooks, `atom(_:lifecycle:)`, `derive(lifecycle:_:)`); nil for every other node. Set once,
+    /// with `declaredInstance`, before the node is shared.
+    final var lifecycle: InstanceLifecycle? { extras?.lifecycle }
+
+    /// Sets `declaredInstance` and `lifecycle`, before the node is shared: kept in the node's extras, made here if
+    /// it has none (a node without hooks or a declaration pays nothing for them).
+    final func attach(declaredInstance record: DeclaredInstanceRecord?, lifecycle: InstanceLifecycle?) {
+        exclusively {
+            if extras == nil { extras = NodeExtras(label: nil, isolation: .none, scheduler: nil) }
+            let extras = extras.unsafelyUnwrapped
+            extras.declaredInstance = record
+            extras.lifecycle = lifecycle
         }
     }
 
@@ -93,9 +98,9 @@ public class RippleNode {
     /// declaration's record): when false, the node's body may run anywhere, with no check.
     final var hasExtras: Bool { extras != nil }
 
-    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record), in one object: a
-    /// node without them (the common case) pays one word. Set in `init`, and by `declaredInstance`'s setter (while
-    /// the graph is held, before the node is shared).
+    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record, lifecycle hooks), in
+    /// one object: a node without them (the common case) pays one word. Set in `init`, and by
+    /// `attach(declaredInstance:lifecycle:)` (while the graph is held, before the node is shared).
     @exclusivity(unchecked) private var extras: NodeExtras?
 
     // The fields below come last, smallest last, so that the node ends unaligned (62 bytes) and a subclass's first
@@ -410,6 +415,14 @@ public class RippleNode {
         if _slowPath(ticket <= RippleNode.failedReadTicketLimit) { failSection(ticket) }
         let status = ripple_read_section_end(graph, ticket ^ RippleNode.sectionTicketMark)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        // A derivation the read computed may have gained readers (`watched` hooks wait in the queue) or changed.
+        if _slowPath(ripple_counter_load(unownedRuntime.pendingHooksCount) != 0) { runHooksAfterRead() }
+    }
+
+    /// Runs the lifecycle hooks a read outside every batch queued (`endSection(_:)`).
+    @inline(never)
+    private func runHooksAfterRead() {
+        unownedRuntime.declarations.runHooksIfOutermost()
     }
 
     /// Tickets, as ``beginRead()`` returns them:
@@ -589,18 +602,28 @@ public class RippleNode {
 }
 
 /// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor
-/// an actor-bound body runs on, a deferred effect's scheduler, and for the instance of a declaration, its record.
+/// an actor-bound body runs on, a deferred effect's scheduler, for the instance of a declaration its record, and
+/// for a node made with a ``Lifecycle`` the record of its hooks.
 /// Written only before the node is shared.
 final class NodeExtras {
     let label: String?
     let isolation: BodyIsolation
     let scheduler: (any EffectScheduler)?
     var declaredInstance: DeclaredInstanceRecord?
+    var lifecycle: InstanceLifecycle?
 
     init(label: String?, isolation: BodyIsolation, scheduler: (any EffectScheduler)?) {
         self.label = label
         self.isolation = isolation
         self.scheduler = scheduler
+    }
+
+    /// The node is going (its stored properties are destroyed after its deinit has left the graph): the
+    /// declaration's record takes the instance out of its store first, then the hooks' record forgets the node's
+    /// address and queues the release, so that a `released` hook that uses the declaration again finds it gone.
+    deinit {
+        declaredInstance = nil
+        lifecycle?.nodeDidGo()
     }
 
     /// The extras of a node without a body: nil unless it has a label.

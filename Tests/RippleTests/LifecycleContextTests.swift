@@ -271,6 +271,30 @@ private let keptContexts = Recorder<LifecycleContext<Int>>()
         #expect(events.values == ["release cleanup", "release cleanup from watched", "released"])
     }
 
+    @Test func hooksAWatchCausedRunWhenTheReadOrTheEffectsCreationReturns() {
+        events.removeAll()
+        let base = atom(1, lifecycle: Lifecycle(
+            watched: { context in events.append("watched at \(context.value ?? 0)") },
+            unwatched: { _ in events.append("unwatched") }))
+        // A derivation read at the top level links its source: the hook runs before the read returns.
+        var doubled: Derivation<Int>? = derive { base.value * 2 }
+        #expect(doubled?.value == 2)
+        #expect(events.values == ["watched at 1"])
+        release(&doubled)
+        #expect(events.values == ["watched at 1", "unwatched"])
+        // An effect's first run: the hook runs before the effect's creation returns.
+        var show: Effect? = Effect { _ = base.value }
+        #expect(events.values == ["watched at 1", "unwatched", "watched at 1"])
+        // Inside a batch: when the batch ends.
+        release(&show)
+        batch {
+            show = Effect { _ = base.value }
+            #expect(events.values == ["watched at 1", "unwatched", "watched at 1", "unwatched"])
+        }
+        #expect(events.values == ["watched at 1", "unwatched", "watched at 1", "unwatched", "watched at 1"])
+        _ = show
+    }
+
     @Test func anEmptyLifecycleGivesANodeNoRecord() {
         let plain = atom(1, lifecycle: Lifecycle())
         #expect(plain.lifecycle == nil)

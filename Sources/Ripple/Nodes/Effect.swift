@@ -1,5 +1,4 @@
 internal import CRipple
-internal import CRippleThreadState
 
 /// Code that runs once now and again whenever something it read has changed.
 ///
@@ -139,13 +138,7 @@ public final class Effect: RippleNode, Subscriber {
         createNode(kind)
         // The first run may have queued lifecycle hooks (instances it created, nodes it gave their first reader):
         // they run now, unless a batch or an evaluation is around this creation.
-        if _slowPath(ripple_counter_load(unownedRuntime.pendingHooksCount) != 0) { runHooksAfterCreation() }
-    }
-
-    /// Runs the lifecycle hooks the first run queued (`init`).
-    @inline(never)
-    private func runHooksAfterCreation() {
-        unownedRuntime.declarations.runHooksIfOutermost()
+        runQueuedHooks()
     }
 
     /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.
@@ -319,6 +312,7 @@ public final class Effect: RippleNode, Subscriber {
         let status = rp_effect_update(graph, handle)
         // Stale: cancelled (or freed) since it was scheduled; nothing to run.
         if _slowPath(status != .RP_OK && status != .RP_ESTALE) { runtime.fail(status, "updating", node: self) }
+        runQueuedHooks()
     }
 
     /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside

@@ -298,6 +298,7 @@ public class RippleNode {
     final func runEffectNow() {
         let status = rp_effect_run(graph, handle)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "running", node: self) }
+        runQueuedHooks()
     }
 
     /// Records a read of this node: brings it up to date and, inside a derivation or effect, makes it a
@@ -415,13 +416,13 @@ public class RippleNode {
         if _slowPath(ticket <= RippleNode.failedReadTicketLimit) { failSection(ticket) }
         let status = ripple_read_section_end(graph, ticket ^ RippleNode.sectionTicketMark)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
-        // A derivation the read computed may have gained readers (`watched` hooks wait in the queue) or changed.
-        if _slowPath(ripple_counter_load(unownedRuntime.pendingHooksCount) != 0) { runHooksAfterRead() }
+        // A derivation the read computed may have given nodes their first reader (`watched` hooks wait) or changed.
+        runQueuedHooks()
     }
 
-    /// Runs the lifecycle hooks a read outside every batch queued (`endSection(_:)`).
-    @inline(never)
-    private func runHooksAfterRead() {
+    /// ``runQueuedHooks()`` when something waits.
+    @usableFromInline @inline(never)
+    final func runQueuedHooksNow() {
         unownedRuntime.declarations.runHooksIfOutermost()
     }
 
@@ -483,6 +484,7 @@ public class RippleNode {
         let status2 = rp_async_track_end(graph, state.pointee.trackedRunNode)
         if status == .RP_OK { status = status2 }
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        runQueuedHooks()
     }
 
     /// Holds the graph exclusively around `body` (a batch: effects it makes due run when it ends), so that

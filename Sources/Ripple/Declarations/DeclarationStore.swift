@@ -262,13 +262,15 @@ final class DeclarationStore {
         withExtendedLifetime(dropped) {}
     }
 
-    /// Queues a lifecycle hook and runs the queue if this thread is in no batch and evaluates nothing.
-    func enqueue(_ hook: @escaping () -> Void) {
+    /// Queues a lifecycle hook and runs the queue if this thread is in no batch and evaluates nothing; with
+    /// `runningNow` false, only queues it (for the engine's `watched` callback, which must not call into the graph:
+    /// the end of the batch, read or effect creation around it runs the queue).
+    func enqueue(runningNow: Bool = true, _ hook: @escaping () -> Void) {
         lock.withLock {
             pendingHooks.append(hook)
             ripple_counter_add(pendingCount, 1)
         }
-        runHooksIfOutermost()
+        if runningNow { runHooksIfOutermost() }
     }
 
     /// Runs the queued hooks, in order, if this thread is in no batch and evaluates nothing. Hooks may write

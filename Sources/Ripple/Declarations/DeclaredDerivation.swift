@@ -47,7 +47,8 @@ public final class DeclaredDerivation<Value>: Sendable {
         let box = ReplaceableBody(currentBody(in: runtime), in: runtime)
         return install(in: runtime, body: box) {
             box.makeDerivation(
-                equals: declaration.equals, updated: declaration.lifecycle.updated, label: declaration.explicitLabel,
+                equals: declaration.equals, reportsUpdates: declaration.lifecycle.updated != nil,
+                label: declaration.explicitLabel,
                 fileID: declaration.fileID, line: declaration.line)
         }
     }
@@ -181,28 +182,16 @@ final class ReplaceableBody<Body> {
 
 extension ReplaceableBody {
     /// A declared derivation instance's node: a derivation that runs the current body, with the declaration's
-    /// equality, and queues the update hook when a recomputation changes the value.
+    /// equality, and queues the update hook when a recomputation changes the value (`reportsUpdates`).
     func makeDerivation<Value>(
-        equals: ((Value, Value) -> Bool)?, updated: (@Sendable (Value, Value) -> Void)?, label: String?,
-        fileID: String, line: Int
+        equals: ((Value, Value) -> Bool)?, reportsUpdates: Bool, label: String?, fileID: String, line: Int
     ) -> Derivation<Value> where Body == @Sendable () -> Value {
-        let store = runtime.declarations
-        return Derivation(
+        Derivation(
             body: { [self] in current() },
-            recompute: { derivation in
-                let next = derivation.body()
-                guard derivation.hasValue else {
-                    derivation.storeFirst(next)
-                    return true
-                }
-                if let equals, equals(derivation.cached.pointee, next) { return false }
-                if let updated {
-                    let old = derivation.cached.pointee
-                    store.enqueue { updated(old, next) }
-                }
-                derivation.cached.pointee = next
-                return true
-            }, label: label, fileID: fileID, line: line, runtime: runtime)
+            recompute: reportsUpdates
+                ? Derivation.storingAndReporting(equals: equals)
+                : equals.map(Derivation.storing(equals:)) ?? Derivation.storingEveryResult,
+            label: label, fileID: fileID, line: line, runtime: runtime)
     }
 }
 

@@ -1,17 +1,14 @@
 /// What ties a node to the declaration it is an instance of, in one runtime. The node owns it
 /// (`RippleNode.declaredInstance`), so it goes with the node: its deinit takes the node out of the runtime's
-/// ``DeclarationStore`` and queues the release hook.
+/// ``DeclarationStore`` (the node's ``InstanceLifecycle``, if the declaration has hooks, then queues the release
+/// hook).
 final class DeclaredInstanceRecord {
-    /// The store the instance is in.
-    let store: DeclarationStore
     /// What the store does for the instance, where it keeps it (its declaration's slot, or its family's table and
     /// key): take it out as it goes, keep it once written, stop keeping it. One closure for the three, made where
     /// the instance is created: each closure is an allocation per instance.
     private let inStore: @Sendable (InstanceChange) -> [RippleNode]
     /// Whether the store keeps the instance once written: false when it keeps it anyway (`keepAlive`).
     let keepsWrites: Bool
-    /// The declaration's hooks for this instance.
-    let hooks: ErasedLifecycle
     /// The body of a declared derivation's instance, which an override replaces; nil for atoms.
     let body: AnyObject?
     /// The node's address, set once the node exists (before the record is shared).
@@ -19,10 +16,7 @@ final class DeclaredInstanceRecord {
     /// Whether the node became the store's instance (false when another thread's instance won the race).
     var isInstalled = false
 
-    init(store: DeclarationStore, hooks: ErasedLifecycle, body: AnyObject?, keepsWrites: Bool,
-         inStore: @escaping @Sendable (InstanceChange) -> [RippleNode]) {
-        self.store = store
-        self.hooks = hooks
+    init(body: AnyObject?, keepsWrites: Bool, inStore: @escaping @Sendable (InstanceChange) -> [RippleNode]) {
         self.body = body
         self.keepsWrites = keepsWrites
         self.inStore = inStore
@@ -31,7 +25,6 @@ final class DeclaredInstanceRecord {
     deinit {
         guard isInstalled, let node else { return }
         _ = inStore(.detach(node))
-        if let released = hooks.released { store.enqueue(released) }
     }
 
     /// Keeps `node`, this record's instance, written for the first time: returns the members its family's eviction
@@ -44,34 +37,6 @@ final class DeclaredInstanceRecord {
     /// go of outside the store's lock.
     func forgetWrite(of node: RippleNode) -> RippleNode? {
         inStore(.forget(node)).first
-    }
-
-    /// Queues the update hook for a change of an atom instance (from the runtime's change log).
-    func reportUpdate(old: Any, new: Any) {
-        guard let updated = hooks.updated else { return }
-        store.enqueue { updated(old, new) }
-    }
-}
-
-/// A ``Lifecycle`` with its value type erased, as a record keeps it.
-struct ErasedLifecycle: Sendable {
-    let initialized: (@Sendable () -> Void)?
-    let updated: (@Sendable (Any, Any) -> Void)?
-    let released: (@Sendable () -> Void)?
-
-    init<Value>(_ lifecycle: Lifecycle<Value>) {
-        initialized = lifecycle.initialized
-        released = lifecycle.released
-        if let typed = lifecycle.updated {
-            // The change log reports the atom's own values: they are `Value`s.
-            let erased: @Sendable (Any, Any) -> Bool = { old, new in
-                typed(old as! Value, new as! Value)
-                return true
-            }
-            updated = { old, new in _ = erased(old, new) }
-        } else {
-            updated = nil
-        }
     }
 }
 

@@ -45,7 +45,8 @@ public final class DerivationFamily<Key: Hashable & Sendable, Value>: Sendable {
         let box = ReplaceableBody(currentBody(for: key, in: runtime), in: runtime)
         return install(key, in: runtime, hooks: hooks, body: box) {
             box.makeDerivation(
-                equals: declaration.equals, updated: hooks.updated, label: declaration.memberLabel(for: key),
+                equals: declaration.equals, reportsUpdates: hooks.updated != nil,
+                label: declaration.memberLabel(for: key),
                 fileID: declaration.fileID, line: declaration.line)
         }
     }

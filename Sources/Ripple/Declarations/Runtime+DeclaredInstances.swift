@@ -21,9 +21,7 @@ extension Runtime {
         _ make: () -> RippleNode
     ) -> RippleNode {
         let store = declarations
-        let record = DeclaredInstanceRecord(
-            store: store, hooks: lifecycle, body: body, keepsWrites: !keepAlive
-        ) { [store] change in
+        let record = DeclaredInstanceRecord(body: body, keepsWrites: !keepAlive) { [store] change in
             switch change {
             case .detach(let node): store.remove(node, at: index)
             case .keep(let node): store.keepWritten(node)
@@ -44,9 +42,7 @@ extension Runtime {
         body: AnyObject? = nil, _ make: () -> RippleNode
     ) -> RippleNode {
         let store = declarations
-        let record = DeclaredInstanceRecord(
-            store: store, hooks: lifecycle, body: body, keepsWrites: !keepAlive
-        ) { [store] change in
+        let record = DeclaredInstanceRecord(body: body, keepsWrites: !keepAlive) { [store] change in
             switch change {
             case .detach(let node): store.remove(node, from: table, for: key)
             case .keep(let node): return store.keepWritten(node, in: table, for: key)
@@ -60,12 +56,16 @@ extension Runtime {
     }
 
     private func install(
-        _ node: RippleNode, record: DeclaredInstanceRecord, lifecycle: ErasedLifecycle,
+        _ node: RippleNode, record: DeclaredInstanceRecord, lifecycle hooks: ErasedLifecycle,
         into store: (RippleNode) -> RippleNode?
     ) -> RippleNode {
         record.node = Unmanaged.passUnretained(node).toOpaque()
         record.isInstalled = true  // before the node can be found; undone below if it is not
-        node.declaredInstance = record
+        // The hooks' record, for a declaration that has hooks: before the node can be found, since the engine's
+        // watched callback looks for it as soon as something reads the node.
+        let lifecycle = hooks.isEmpty ? nil : InstanceLifecycle(runtime: self, hooks: hooks, label: node.label)
+        lifecycle?.attach(to: node)
+        node.attach(declaredInstance: record, lifecycle: lifecycle)
         // Read weakly (by a `values` observer) it is still kept alive: nothing else may hold it, and an observer
         // that let it go would see it recreated by its next run, forever. Nothing reads it yet: the engine takes
         // the option.
@@ -75,20 +75,27 @@ extension Runtime {
         if record.keepsWrites { node.markUnwrittenDeclaration() }
         if let winner = store(node) {
             record.isInstalled = false  // `node` was never seen by anyone else: it goes with no hook
+            lifecycle?.discard()
             return winner
         }
-        if lifecycle.updated != nil, node is AnyAtomObject { listenForDeclaredUpdates() }
-        if let initialized = lifecycle.initialized { declarations.enqueue(initialized) }
+        if let lifecycle { startLifecycle(lifecycle, of: node) }
         return node
     }
 
-    /// Registers, once per runtime, the change-log listener that queues the update hooks of declared atoms.
-    private func listenForDeclaredUpdates() {
+    /// Starts the hooks of `node`, just created (and installed, for a declaration's instance): listens for its
+    /// updates if it is an atom whose `updated` hook is set, and queues its `initialized` hooks.
+    func startLifecycle(_ lifecycle: InstanceLifecycle, of node: RippleNode) {
+        if lifecycle.hooks.updated != nil, node is AnyAtomObject { listenForAtomUpdates() }
+        lifecycle.nodeWasCreated()
+    }
+
+    /// Registers, once per runtime, the change-log listener that queues the update hooks of atoms with hooks.
+    private func listenForAtomUpdates() {
         batch {
             if declarations.listensForUpdates { return }
             declarations.listensForUpdates = true
             changeHooks.append(ChangeHook.Registration(id: ObjectIdentifier(declarations)) { change in
-                change.atom.declaredInstance?.reportUpdate(old: change.oldValue, new: change.newValue)
+                change.atom.lifecycle?.reportUpdate(old: change.oldValue, new: change.newValue)
             })
             updateChangeHookCount()
         }

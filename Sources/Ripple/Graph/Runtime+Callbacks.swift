@@ -93,21 +93,29 @@ extension Runtime {
                 // begun (it waits for the graph to leave it); such a node is not retained, and goes.
                 // (A derivation's first compute from now on makes its retention `.retainedDirectCompute` when it has
                 // nothing to prepare: `Derivation.compute(host:changed:)`. Not here: this callback stays as small.)
+                // A node with lifecycle hooks (kept in its extras) queues its `watched` event, to run when the
+                // operation that linked the edge ends.
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 node._withUnsafeGuaranteedRef { node in
                     node.readerRetention =
                         node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
                         ? .retained : .none
+                    if _slowPath(node.hasExtras) { node.lifecycle?.nodeWasWatched() }
                 }
             },
             unwatched: { _, _, _, data in
                 // The node lost its last reader that keeps it alive (weak readers may remain: they do not keep it).
                 // The engine delivers this outside any callback and only for a live node (a disposed node's pending
                 // notification is dropped), so releasing here may run a deinit cascade that disposes nodes.
+                // A node with lifecycle hooks handles its `unwatched` event first, while the readers' reference
+                // keeps it alive (at once, outside every batch and evaluation; else when the batch ends).
                 let node = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 let retained = node._withUnsafeGuaranteedRef { node in
                     defer { node.readerRetention = .none }
                     return node.isRetainedByReaders
+                }
+                if _slowPath(node._withUnsafeGuaranteedRef { $0.hasExtras }) {
+                    node._withUnsafeGuaranteedRef { $0.lifecycle }?.nodeWasUnwatched()
                 }
                 // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
                 if retained { ripple_object_release(data.unsafelyUnwrapped) }

@@ -235,6 +235,16 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// value type is known, out of line so that the common read stays short.
     @inlinable @inline(never)
     func value(readingOutsideEvaluation ticket: UInt32) -> Value {
+        let value = readValue(outsideEvaluation: ticket)
+        // The read may have computed the derivation, giving what it read a first reader: the `watched` hooks that
+        // queued run before the read returns.
+        runQueuedHooks()
+        return value
+    }
+
+    /// The read of ``value(readingOutsideEvaluation:)``.
+    @inlinable @inline(__always)
+    func readValue(outsideEvaluation ticket: UInt32) -> Value {
         guard ticket == RippleNode.outsideEvaluationTicket else {
             endRead(ticket)  // a failed read inside an evaluation: traps with its status
             missingValue(ticket)

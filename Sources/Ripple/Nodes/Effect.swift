@@ -136,6 +136,9 @@ public final class Effect: RippleNode, Subscriber {
             runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver,
             hasDirectCallbacks: true)
         createNode(kind)
+        // The first run may have queued lifecycle hooks (instances it created, nodes it gave their first reader):
+        // they run now, unless a batch or an evaluation is around this creation.
+        runQueuedHooks()
     }
 
     /// Creates an effect in ``Runtime/current`` whose runs go to `scheduler`, the first one included.
@@ -309,6 +312,7 @@ public final class Effect: RippleNode, Subscriber {
         let status = rp_effect_update(graph, handle)
         // Stale: cancelled (or freed) since it was scheduled; nothing to run.
         if _slowPath(status != .RP_OK && status != .RP_ESTALE) { runtime.fail(status, "updating", node: self) }
+        runQueuedHooks()
     }
 
     /// The base's `run(host:)` with this class's `runEffect()` inlined. (Not through `evaluating(host:_:)`: inside

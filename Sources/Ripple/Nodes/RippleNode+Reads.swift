@@ -132,5 +132,13 @@ extension RippleNode {
         let status = rp_source_set(graph, handle).rawValue
         if _slowPath(status != 0) { failWrite(status) }
     }
-}
 
+    /// Runs the lifecycle hooks queued meanwhile, if this thread is outside every batch and evaluation: after an
+    /// engine call made outside a batch that may compute or run (a read, an effect's creation or scheduled update,
+    /// an async run's read), where the engine's `watched` callback queued hooks it could not run. One load when
+    /// nothing waits. Inlinable for the top-level read of a derivation.
+    @inlinable @inline(__always)
+    final func runQueuedHooks() {
+        if _slowPath(ripple_counter_load(unownedRuntime.pendingHooksCount) != 0) { runQueuedHooksNow() }
+    }
+}

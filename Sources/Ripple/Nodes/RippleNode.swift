@@ -71,18 +71,23 @@ public class RippleNode {
 
     /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
     /// the runtime's store); nil for every other node. Set once, before the node is shared, while the graph is
-    /// held: inspection, which lists every live node and reads its label, may already reach it.
-    var declaredInstance: DeclaredInstanceRecord? {
-        get { extras?.declaredInstance }
-        set {
-            exclusively {
-                if let extras {
-                    extras.declaredInstance = newValue
-                } else {
-                    extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
-                    extras.unsafelyUnwrapped.declaredInstance = newValue
-                }
-            }
+    /// held (`attach(declaredInstance:lifecycle:)`): inspection, which lists every live node and reads its label,
+    /// may already reach it.
+    var declaredInstance: DeclaredInstanceRecord? { extras?.declaredInstance }
+
+    /// The record of the node's ``Lifecycle`` hooks, for a node made with one (a declaration's instance whose
+    /// declaration has hooks, `atom(_:lifecycle:)`, `derive(lifecycle:_:)`); nil for every other node. Set once,
+    /// with `declaredInstance`, before the node is shared.
+    final var lifecycle: InstanceLifecycle? { extras?.lifecycle }
+
+    /// Sets `declaredInstance` and `lifecycle`, before the node is shared: kept in the node's extras, made here if
+    /// it has none (a node without hooks or a declaration pays nothing for them).
+    final func attach(declaredInstance record: DeclaredInstanceRecord?, lifecycle: InstanceLifecycle?) {
+        exclusively {
+            if extras == nil { extras = NodeExtras(label: nil, isolation: .none, scheduler: nil) }
+            let extras = extras.unsafelyUnwrapped
+            extras.declaredInstance = record
+            extras.lifecycle = lifecycle
         }
     }
 
@@ -111,9 +116,9 @@ public class RippleNode {
     /// declaration's record): when false, the node's body may run anywhere, with no check.
     final var hasExtras: Bool { extras != nil }
 
-    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record), in one object: a
-    /// node without them (the common case) pays one word. Set in `init`, and by `declaredInstance`'s setter (while
-    /// the graph is held, before the node is shared).
+    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record, lifecycle hooks), in
+    /// one object: a node without them (the common case) pays one word. Set in `init`, and by
+    /// `attach(declaredInstance:lifecycle:)` (while the graph is held, before the node is shared).
     @exclusivity(unchecked) private var extras: NodeExtras?
 
     // The fields below come last, smallest last, so that the node ends unaligned (46 bytes) and a subclass's first
@@ -314,6 +319,7 @@ public class RippleNode {
     final func runEffectNow() {
         let status = rp_effect_run(graph, handle)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "running", node: self) }
+        runQueuedHooks()
     }
 
     /// Records a read of this node: brings it up to date and, inside a derivation or effect, makes it a
@@ -431,6 +437,14 @@ public class RippleNode {
         if _slowPath(ticket <= RippleNode.failedReadTicketLimit) { failSection(ticket) }
         let status = ripple_read_section_end(graph, ticket ^ RippleNode.sectionTicketMark)
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        // A derivation the read computed may have given nodes their first reader (`watched` hooks wait) or changed.
+        runQueuedHooks()
+    }
+
+    /// ``runQueuedHooks()`` when something waits.
+    @usableFromInline @inline(never)
+    final func runQueuedHooksNow() {
+        unownedRuntime.declarations.runHooksIfOutermost()
     }
 
     /// Tickets, as ``beginRead()`` returns them:
@@ -491,6 +505,7 @@ public class RippleNode {
         let status2 = rp_async_track_end(graph, state.pointee.trackedRunNode)
         if status == .RP_OK { status = status2 }
         if _slowPath(status != .RP_OK) { runtime.fail(status, "reading", node: self) }
+        runQueuedHooks()
     }
 
     /// Holds the graph exclusively around `body` (a batch: effects it makes due run when it ends), so that
@@ -619,13 +634,14 @@ public class RippleNode {
 
 /// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor
 /// an actor-bound body runs on, a deferred effect's scheduler, for the instance of a declaration its record, and
-/// an atom's write observer. Written only before the node is shared, but the write observer (while the graph is
-/// held).
+/// for a node made with a ``Lifecycle`` the record of its hooks, and an atom's write observer. Written only before
+/// the node is shared, but the write observer (while the graph is held).
 final class NodeExtras {
     let label: String?
     let isolation: BodyIsolation
     let scheduler: (any EffectScheduler)?
     var declaredInstance: DeclaredInstanceRecord?
+    var lifecycle: InstanceLifecycle?
     /// An atom's write observer (AtomObject+WriteObserver.swift): a persisted atom's way to its storage.
     var writeObserver: AtomWriteObserver?
 
@@ -633,6 +649,14 @@ final class NodeExtras {
         self.label = label
         self.isolation = isolation
         self.scheduler = scheduler
+    }
+
+    /// The node is going (its stored properties are destroyed after its deinit has left the graph): the
+    /// declaration's record takes the instance out of its store first, then the hooks' record forgets the node's
+    /// address and queues the release, so that a `released` hook that uses the declaration again finds it gone.
+    deinit {
+        declaredInstance = nil
+        lifecycle?.nodeDidGo()
     }
 
     /// The extras of a node without a body: nil unless it has a label.

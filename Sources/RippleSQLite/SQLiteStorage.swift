@@ -131,8 +131,9 @@ public final class SQLiteStorage: PersistentStorage, @unchecked Sendable {
 
 /// A poll of `PRAGMA data_version` on a timer.
 private final class SQLiteWatch: PersistenceWatch, @unchecked Sendable {
-    // @unchecked: `timer` never changes and a Dispatch source is thread-safe; `version` is touched only on the
-    // timer's serial queue.
+    // @unchecked: `timer` never changes and a Dispatch source is thread-safe; `version` is set in `init` before the
+    // timer is resumed (which orders it before the first event) and afterwards touched only on the timer's serial
+    // queue.
     private let timer: DispatchSourceTimer
     private var version: Int?
 
@@ -141,7 +142,11 @@ private final class SQLiteWatch: PersistenceWatch, @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
         let nanoseconds = Int(interval.components.seconds) * 1_000_000_000
             + Int(interval.components.attoseconds / 1_000_000_000)
-        timer.schedule(deadline: .now(), repeating: .nanoseconds(max(nanoseconds, 1_000_000)))
+        // The version to compare with is read now, before the watch is returned: taken by the timer's first event, it
+        // could already include a commit made after `watch(_:onChange:)` returned, which would then never be seen.
+        version = try? database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        let period = DispatchTimeInterval.nanoseconds(max(nanoseconds, 1_000_000))
+        timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             guard let current = try? database.read({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") })

@@ -57,6 +57,35 @@ import Testing
     static let pool = try! DatabaseQueue(path: folder.file("shared.sqlite").path)
     static let shared = declare.atom(persisted: .sqlite(pool, key: "shared")) { 0 }
 
+    /// A commit another connection makes right after `watch` returned is reported, however late the watch's first
+    /// poll runs. Here it runs late for sure: a reader holds the database's queue until the commit is made (or, since
+    /// the watch may itself wait for the queue to read the version it compares with, for 200 ms). The watch used to
+    /// take that version at its first poll, after the commit, and never reported it.
+    @Test(.timeLimit(.minutes(1))) func aCommitRightAfterTheWatchStartsIsReported() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("watched.sqlite").path
+        let storage = SQLiteStorage(try DatabaseQueue(path: path), pollInterval: .milliseconds(5))
+        let other = SQLiteStorage(try DatabaseQueue(path: path))
+        try other.write(StoredRecord(version: 1, data: Data("1".utf8)), for: "k")
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? storage.database.read { _ in
+                held.signal()
+                _ = release.wait(timeout: .now() + .milliseconds(200))
+            }
+        }
+        held.wait()
+        let changes = AsyncStream<Void>.makeStream()
+        let watch = storage.watch("k") { changes.continuation.yield() }
+        try other.write(StoredRecord(version: 1, data: Data("2".utf8)), for: "k")
+        release.signal()
+        var reported = changes.stream.makeAsyncIterator()
+        #expect(await reported.next() != nil)
+        watch?.cancel()
+    }
+
     @Test func anotherConnectionsCommitFlowsBack() async throws {
         try await withIsolatedRuntime { () async throws in
             let seen = SeenValues<Int>()

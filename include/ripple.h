@@ -539,7 +539,9 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
  *     sources' values and its copies of computed values; the engine, every
  *     mark, the queue and the edges. Neither a tracer nor an effect sees any
  *     of it. Nodes created since the begin stay (their values are recomputed
- *     from the restored values); nodes disposed since stay freed; effects
+ *     from the restored values); nodes disposed since stay freed, and their
+ *     readers, which lost them for good, stay marked (with their readers:
+ *     each re-validates or runs again, at worst once more than needed); effects
  *     that ran since (created since, rp_effect_run, rp_effect_update) ran,
  *     and run again when the batch ends, from the values restored. A node that was
  *     already stale at the begin (a write earlier in the batch) keeps its

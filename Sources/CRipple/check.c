@@ -67,6 +67,9 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & RP_F_JOURNALED) && graph->savepoint_count == 0) {
             BROKEN("node %u is journaled outside any savepoint", slot);
         }
+        if ((rec->flags & RP_F_LOST_DEP) && graph->savepoint_count == 0) {
+            BROKEN("node %u keeps a lost dependency's mark outside any savepoint", slot);
+        }
         if ((rec->flags & RP_F_QUEUED) && rec->kind != RP_KIND_EFFECT) BROKEN("non-effect %u is queued", slot);
         if ((rec->flags & (RP_F_DEFERRED | RP_F_SCHEDULED)) && rec->kind != RP_KIND_EFFECT) {
             BROKEN("non-effect %u is deferred", slot);

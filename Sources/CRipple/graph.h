@@ -92,6 +92,10 @@ enum {
     RP_F_WEAK_READS = 1u << 12,
     RP_F_WATCHED_BY_WEAK = 1u << 13,
     RP_F_JOURNALED = 1u << 14, /* its state is in the innermost savepoint's journal (savepoint.c) */
+    /* A node it read was disposed while a savepoint was open: a rollback keeps
+     * the marks that disposal gave it (savepoint.c). Cleared when the
+     * outermost savepoint closes. */
+    RP_F_LOST_DEP = 1u << 15,
 };
 
 #define RP_F_BUSY (RP_F_COMPUTING | RP_F_CHECKING)
@@ -366,6 +370,7 @@ struct rp_graph {
     size_t journal_deps_count, journal_deps_capacity;
     uint32_t *journal_walk;       /* the journal's walks' queue of slots */
     size_t journal_walk_capacity;
+    bool savepoint_lost_deps;     /* some node has RP_F_LOST_DEP */
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {

@@ -226,7 +226,14 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
         graph->live_edges--;
         /* The slot may be reused by the time it is told. */
         if (graph->causes != NULL && graph->causes[edge.node] == slot) graph->causes[edge.node] = RP_NO_SLOT;
-        if (seen) rp_mark_dirty(graph, edge.node);
+        if (!seen) continue;
+        rp_mark_dirty(graph, edge.node);
+        /* A rollback cannot give the dependency back: the reader keeps
+         * the marks its loss gave it (savepoint.c, step 3). */
+        if (graph->savepoint_count) {
+            sub->flags |= RP_F_LOST_DEP;
+            graph->savepoint_lost_deps = true;
+        }
     }
     if (rec->ndeps) rp_unlink_deps_from(graph, slot, 0); /* a source, or a derivation never read: none */
     if (rec->deps_class) rp_arena_block_free(&graph->arena, rec->deps, rec->deps_class);

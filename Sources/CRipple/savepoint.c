@@ -243,6 +243,42 @@ static void pop_frame(rp_graph_t *graph) {
     graph->batch_floor = graph->savepoint_count ? graph->savepoints[graph->savepoint_count - 1].batch_depth : 0;
 }
 
+/* Each live node with RP_F_LOST_DEP: `body(graph, slot, rec)`. A walk over
+ * every slot, taken only after a disposal inside a savepoint (rare), so that
+ * the disposal itself needs no journal entry it might fail to allocate. */
+static void each_lost_dep(rp_graph_t *graph, void (*body)(rp_graph_t *, uint32_t, rp_node_rec_t *)) {
+    if (!graph->savepoint_lost_deps) return;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        rp_node_rec_t *rec = rp_rec(graph, slot);
+        if ((rec->flags & (RP_F_LIVE | RP_F_LOST_DEP)) == (RP_F_LIVE | RP_F_LOST_DEP)) body(graph, slot, rec);
+    }
+}
+
+static void forget_lost_dep(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    (void)graph;
+    (void)slot;
+    rec->flags &= (uint16_t)~RP_F_LOST_DEP;
+}
+
+/* A reader of a node disposed inside the savepoint, whose readers step 3 may
+ * have given the marks from the begin back. Still stale, it marks them again.
+ * Brought up to date by step 2 (without the node disposed, its value need not
+ * be the one from the begin, and a re-validation would not see that change,
+ * made before it), its readers are marked DIRTY: each runs again, at worst
+ * once more than needed (ripple.h). A stale effect is queued. */
+static void remark_lost_dep(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    if (rec->flags & RP_F_BUSY) return;
+    if (rec->kind == RP_KIND_EFFECT) {
+        if ((rec->flags & RP_F_STALE) && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
+            rp_enqueue_marked(graph, slot, rec, (uint16_t)(rec->flags | RP_F_DIRTY));
+        }
+    } else if (rec->flags & RP_F_STALE) {
+        rp_propagate(graph, slot);
+    } else {
+        for (uint32_t i = 0; i < rec->nsubs; i++) rp_mark_dirty(graph, rec->subs[i].node);
+    }
+}
+
 /* Closes the innermost savepoint, its part of the journals dropped. */
 static void close_frame(rp_graph_t *graph, const rp_savepoint_frame_t *frame) {
     clear_journaled(graph, frame->journal_start);
@@ -250,6 +286,10 @@ static void close_frame(rp_graph_t *graph, const rp_savepoint_frame_t *frame) {
     graph->written_count = frame->written_start;
     graph->journal_deps_count = frame->deps_start;
     pop_frame(graph);
+    if (graph->savepoint_count == 0) {
+        each_lost_dep(graph, forget_lost_dep);
+        graph->savepoint_lost_deps = false;
+    }
 }
 
 static rp_status_t rollback(rp_graph_t *graph) {
@@ -311,6 +351,7 @@ static rp_status_t rollback(rp_graph_t *graph) {
         if (entry->flags & RP_F_STALE) continue; /* stale at the begin: its marks may only be more */
         rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
         if (rec == NULL || (rec->flags & RP_F_BUSY)) continue;
+        if (rec->flags & RP_F_LOST_DEP) continue; /* what it read is gone for good (4c) */
         rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_QUEUED)) | (entry->flags & RP_F_QUEUED));
     }
     /* 4. What could not be recomputed stays dirty, its readers marked. */
@@ -347,6 +388,10 @@ static rp_status_t rollback(rp_graph_t *graph) {
             rp_enqueue_marked(graph, entry->slot, rec, (uint16_t)(rec->flags | RP_F_DIRTY));
         }
     }
+    /* 4c. A reader of a node disposed since the begin (in this savepoint or
+     * one nested in it) lost it for good: it stays marked, and so does what
+     * reads it, whatever step 3 gave back. */
+    each_lost_dep(graph, remark_lost_dep);
     /* 5. The sources written, up to date again: committed, so that the host's
      * committed value is the one restored (the readers saw it). */
     for (size_t i = frame.written_start; i < graph->written_count; i++) {

@@ -113,16 +113,7 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
             }
             guard let value = result else { throw PersistenceError.writeFailed(location: name, reason: "no value") }
             writer.stored(record, by: ObjectIdentifier(self))
-            // As for a value that flows back: a local write queued since the transaction began is later, and wins.
-            guard let node = findNode() else {
-                lock.withLock { known = value }
-                return value
-            }
-            node.update { current in
-                if writer.hasPending { return }
-                lock.withLock { known = value }
-                current = value
-            }
+            takeStored(value)
             return value
         }
     }
@@ -138,12 +129,17 @@ final class PersistedBinding<Value: Codable & Sendable & Equatable>: AnyPersiste
             persistenceFailed(error)
             return
         }
+        takeStored(value)
+    }
+
+    /// The instance takes `value`, which is stored (another writer's, or this binding's `updateStored`), without
+    /// writing it back. Inside the node's update (which holds the graph, as the write observer's call does): a local
+    /// write queued before wins, being later.
+    private func takeStored(_ value: Value) {
         guard let node = findNode() else {
             lock.withLock { known = value }
             return
         }
-        // Inside the node's update (which holds the graph, as the write observer's call does): a local write queued
-        // before wins, being later; otherwise the instance takes the value, and its change is not written back.
         node.update { current in
             if writer.hasPending { return }
             lock.withLock { known = value }

@@ -12,8 +12,15 @@ final class PersistenceContext: @unchecked Sendable {
     // is held (``attach(_:to:)`` writes it in a batch, `binding(of:)`'s callers hold the graph).
     private let lock = NSLock()
     private var byKey: [BindingKey: any AnyPersistedBinding] = [:]
-    private var byNode: [ObjectIdentifier: any AnyPersistedBinding] = [:]
+    private var byNode: [ObjectIdentifier: NodeBinding] = [:]
     private var errors: [PersistenceError] = []
+
+    /// The binding of one instance, with the instance held weakly: a freed instance's memory may go to a new node,
+    /// whose address (the key of ``byNode``) is then the same, and which must not find the freed one's binding.
+    private struct NodeBinding {
+        weak var node: RippleNode?
+        let binding: any AnyPersistedBinding
+    }
 
     /// A binding's identity: the persisted declaration and, for a family member, its key.
     struct BindingKey: Hashable {
@@ -38,7 +45,7 @@ final class PersistenceContext: @unchecked Sendable {
     /// Makes `binding` the write observer of `node` and the binding ``binding(of:)`` finds for it.
     func attach<Value: Codable & Sendable & Equatable>(_ binding: PersistedBinding<Value>, to node: AtomObject<Value>) {
         node.runtime.batch {
-            byNode[ObjectIdentifier(node)] = binding
+            byNode[ObjectIdentifier(node)] = NodeBinding(node: node, binding: binding)
             node.observeWrites { value in binding.localChange(value) }
         }
     }
@@ -56,7 +63,12 @@ final class PersistenceContext: @unchecked Sendable {
 
     /// The binding of the instance `node`, if it is persisted. Called while the runtime's graph is held.
     func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
-        byNode[ObjectIdentifier(node)]
+        guard let entry = byNode[ObjectIdentifier(node)] else { return nil }
+        guard entry.node === node else {
+            byNode[ObjectIdentifier(node)] = nil  // the entry of a freed instance
+            return nil
+        }
+        return entry.binding
     }
 
     /// The writers of this runtime's bindings.

@@ -9,8 +9,16 @@ import RippleBenchShapes
     /// An atom of a word: the header, the runtime, the handle, the place and traits with the flags, `extras`, the
     /// values (latest, committed, initial) and `equals`: 88 bytes, a 96-byte block. A derivation of a word, its
     /// value inline: 104 bytes, a 112-byte block. An effect: 72 bytes, an 80-byte block.
+    ///
+    /// The smallest of five measurements: glibc may hand out a free chunk up to one step larger than asked for when
+    /// the rest would be too small to split off (seen once in a CI run: a derivation in a 128-byte chunk), so one
+    /// object's block can exceed its class; the class is what the smallest shows.
     @Test func nodeObjectsOfAWordTakeTheirSizeClass() {
-        let bytes = SwiftRuntimeFloor.nodeObjectBytes()
+        let samples = (0..<5).map { _ in SwiftRuntimeFloor.nodeObjectBytes() }
+        let bytes = (
+            atom: samples.map(\.atom).min()!, derivation: samples.map(\.derivation).min()!,
+            effect: samples.map(\.effect).min()!
+        )
         #if (os(Linux) && canImport(Glibc)) || canImport(Darwin)
         #expect(bytes.atom == 96)
         #expect(bytes.derivation == 112)

@@ -73,4 +73,26 @@ import Testing
             #expect(seen.values == [[2], [1], [1]])
         }
     }
+
+    @Test func theOwnerGivenWithTheObserverIsFoundOnTheAtomAndGoesWithIt() {
+        final class Owner {}
+        withIsolatedRuntime {
+            let observed = atom(0, label: "observed")
+            let other = atom(0, label: "other")
+            #expect(observed.writeObserverOwner == nil)
+            weak var firstOwner: Owner?
+            do {
+                let first = Owner()
+                firstOwner = first
+                observed.observeWrites(owner: first) { _ in }
+                #expect(observed.writeObserverOwner === first)
+            }
+            #expect(firstOwner != nil)  // held by the observer
+            #expect(other.writeObserverOwner == nil)
+            let second = Owner()
+            observed.observeWrites(owner: second) { _ in }  // replaces the first observer and its owner
+            #expect(observed.writeObserverOwner === second)
+            #expect(firstOwner == nil)  // the replaced observer no longer holds its owner
+        }
+    }
 }

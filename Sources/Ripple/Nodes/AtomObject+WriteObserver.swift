@@ -19,6 +19,14 @@
 /// An atom's write observer, whatever its value type: what the change log's path hands a change's new value to
 /// (`Runtime.reportChange`).
 class AtomWriteObserver {
+    /// Who attached the observer (``AtomObject/observeWrites(owner:_:)``): what ``AtomObject/writeObserverOwner``
+    /// answers, so that the owner is found from the atom itself and needs no table of its own keyed by the atom.
+    let owner: AnyObject?
+
+    init(owner: AnyObject?) {
+        self.owner = owner
+    }
+
     /// Hands `value`, the atom's new value as `Any`, to the observer.
     func notify(_ value: Any) {}
 }
@@ -27,8 +35,9 @@ class AtomWriteObserver {
 final class TypedAtomWriteObserver<Value>: AtomWriteObserver {
     let body: @Sendable (Value) -> Void
 
-    init(_ body: @escaping @Sendable (Value) -> Void) {
+    init(owner: AnyObject?, _ body: @escaping @Sendable (Value) -> Void) {
         self.body = body
+        super.init(owner: owner)
     }
 
     override func notify(_ value: Any) {
@@ -42,13 +51,27 @@ extension AtomObject {
     /// of the atom's value, as a change hook would (``Runtime/onChange(_:)``), while the runtime's other atoms keep
     /// writing without any hook. Not API: the persistence module's way to a persisted atom's storage.
     ///
+    /// - Parameters:
+    ///   - owner: what ``writeObserverOwner`` answers from now on (the persisted atom's binding), held strongly by
+    ///     the observer, as `body` may hold it too.
+    ///   - body: receives each change's new value.
+    ///
     /// Threading: from any thread. `body` runs on the writing thread while it holds the graph: it must be short
     /// and must not wait for another thread that uses the runtime.
-    package func observeWrites(_ body: @escaping @Sendable (Value) -> Void) {
+    package func observeWrites(owner: AnyObject? = nil, _ body: @escaping @Sendable (Value) -> Void) {
         exclusively {
-            writeObserver = TypedAtomWriteObserver(body)
+            writeObserver = TypedAtomWriteObserver(owner: owner, body)
             flags |= AtomFlags.observed
         }
+    }
+
+    /// The owner given with the attached write observer (``observeWrites(owner:_:)``); nil when none is attached.
+    /// Found on the atom itself, so it goes with the atom: an atom made later at a freed one's address never finds
+    /// the freed one's owner.
+    ///
+    /// Threading: from any thread.
+    package var writeObserverOwner: AnyObject? {
+        exclusively { writeObserver?.owner }
     }
 
     /// `store` for an atom with a write observer and no change hook installed: the write, then the observer, while

@@ -130,9 +130,7 @@ extension DeclaredAtom where Value: Codable & Sendable & Equatable {
     @discardableResult
     public func updateStored(_ body: (inout Value) throws -> Void) throws -> Value {
         let node = self.node
-        guard let context = node.runtime.existingAttachment(PersistenceContext.self),
-            let binding = node.runtime.batch({ context.binding(of: node) }) as? PersistedBinding<Value>
-        else {
+        guard let binding = PersistenceContext.binding(of: node) else {
             return try node.update { value in
                 try body(&value)
                 return value

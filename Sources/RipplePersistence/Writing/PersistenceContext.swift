@@ -8,19 +8,10 @@ import Ripple
 /// observer (``PersistedBinding/attach(_:)``, `AtomObject.observeWrites`), so only its own writes reach its
 /// writer, and the runtime's other atoms write as in a runtime without persistence.
 final class PersistenceContext: @unchecked Sendable {
-    // @unchecked: `byKey` and `errors` are read and written under `lock`; `byNode` only while the runtime's graph
-    // is held (``attach(_:to:)`` writes it in a batch, `binding(of:)`'s callers hold the graph).
+    // @unchecked: `byKey` and `errors` are read and written under `lock` only.
     private let lock = NSLock()
     private var byKey: [BindingKey: any AnyPersistedBinding] = [:]
-    private var byNode: [ObjectIdentifier: NodeBinding] = [:]
     private var errors: [PersistenceError] = []
-
-    /// The binding of one instance, with the instance held weakly: a freed instance's memory may go to a new node,
-    /// whose address (the key of ``byNode``) is then the same, and which must not find the freed one's binding.
-    private struct NodeBinding {
-        weak var node: RippleNode?
-        let binding: any AnyPersistedBinding
-    }
 
     /// A binding's identity: the persisted declaration and, for a family member, its key.
     struct BindingKey: Hashable {
@@ -42,12 +33,9 @@ final class PersistenceContext: @unchecked Sendable {
         context.attach(binding, to: node)
     }
 
-    /// Makes `binding` the write observer of `node` and the binding ``binding(of:)`` finds for it.
+    /// Makes `binding` the write observer of `node`, and so the binding ``binding(of:)`` finds for it.
     func attach<Value: Codable & Sendable & Equatable>(_ binding: PersistedBinding<Value>, to node: AtomObject<Value>) {
-        node.runtime.batch {
-            byNode[ObjectIdentifier(node)] = NodeBinding(node: node, binding: binding)
-            node.observeWrites { value in binding.localChange(value) }
-        }
+        node.observeWrites(owner: binding) { value in binding.localChange(value) }
     }
 
     /// The binding under `key` in `runtime`, made by `make` if there is none.
@@ -61,14 +49,10 @@ final class PersistenceContext: @unchecked Sendable {
         }
     }
 
-    /// The binding of the instance `node`, if it is persisted. Called while the runtime's graph is held.
-    func binding(of node: RippleNode) -> (any AnyPersistedBinding)? {
-        guard let entry = byNode[ObjectIdentifier(node)] else { return nil }
-        guard entry.node === node else {
-            byNode[ObjectIdentifier(node)] = nil  // the entry of a freed instance
-            return nil
-        }
-        return entry.binding
+    /// The binding of the instance `node`, if it is persisted: the owner of its write observer (``attach(_:to:)``),
+    /// kept by the node itself, so that it goes with the node and a node made later at its address has none.
+    static func binding<Value: Codable & Sendable & Equatable>(of node: AtomObject<Value>) -> PersistedBinding<Value>? {
+        node.writeObserverOwner as? PersistedBinding<Value>
     }
 
     /// The writers of this runtime's bindings.

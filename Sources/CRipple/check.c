@@ -39,7 +39,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
 }
 
 static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
-    size_t live = 0, effects = 0, shared = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    size_t live = 0, effects = 0, shared = 0, watched = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -127,6 +127,13 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             weak += rp_edge_is_weak(rec, sub);
         }
         if (weak != rec->weak_subs) BROKEN("node %u counts %u weak readers, has %u", slot, rec->weak_subs, weak);
+        if (rec->nsubs > weak && (rec->flags & RP_F_UNWATCH)) {
+            BROKEN("node %u waits for its unwatched but has a strong reader", slot);
+        }
+        if ((rec->flags & RP_F_UNWATCH) && graph->callbacks.unwatched == NULL) {
+            BROKEN("node %u waits for an unwatched the graph has no callback for", slot);
+        }
+        if (rec->nsubs > weak || (rec->flags & RP_F_UNWATCH)) watched++;
     }
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
@@ -151,9 +158,12 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         }
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
-    if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {
-        BROKEN("room for %zu unwatched entries, %zu nodes can have readers", graph->unwatch_capacity,
-               rp_readable_nodes(graph));
+    if (watched != graph->watched_nodes) {
+        BROKEN("%zu nodes are watched or wait for their unwatched, %zu accounted", watched, graph->watched_nodes);
+    }
+    if (graph->callbacks.unwatched != NULL && graph->unwatch_capacity < watched) {
+        BROKEN("room for %zu unwatched entries, %zu nodes are watched or wait for theirs", graph->unwatch_capacity,
+               watched);
     }
     if (shared != graph->shared_nodes) BROKEN("%zu nodes have two readers or more, %zu accounted", shared,
                                               graph->shared_nodes);

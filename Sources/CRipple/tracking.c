@@ -38,14 +38,19 @@ static void swap_deps(rp_node_rec_t *sub, uint32_t a, uint32_t b) {
     edge_a.rec->subs[edge_a.mirror].mirror = b;
 }
 
+/* `slot` lost its last strong reader: it waits for its `unwatched`, and stays
+ * in `watched_nodes` until told (or leaves it now, with no one to tell). */
 static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    if (graph->callbacks.unwatched == NULL || (rec->flags & RP_F_UNWATCH)) return;
+    if (graph->callbacks.unwatched == NULL) {
+        graph->watched_nodes--;
+        return;
+    }
+    if (rec->flags & RP_F_UNWATCH) return;
     if (graph->unwatch_count == graph->unwatch_capacity) {
         /* Full of entries already delivered or cancelled: keep one per node
-         * still waiting. At most one per live node that can have readers
-         * remains, and the capacity exceeds their number, so there is room
-         * afterwards. */
+         * still waiting. Those are in `watched_nodes`, as `slot` is, and the
+         * capacity covers their number, so there is room afterwards. */
         size_t kept = 0;
         for (size_t i = graph->unwatch_head; i < graph->unwatch_count; i++) {
             rp_unwatch_t entry = graph->unwatch[i];
@@ -72,6 +77,7 @@ void rp_deliver_unwatched(rp_graph_t *graph) {
         rp_node_rec_t *rec = rp_rec(graph, entry.slot);
         if (rec->generation != entry.generation || !(rec->flags & RP_F_UNWATCH)) continue;
         rec->flags &= (uint16_t)~RP_F_UNWATCH;
+        graph->watched_nodes--;
         graph->callbacks.unwatched(graph->callbacks.host, graph, rp_handle(graph, entry.slot), rec->data);
     }
     graph->unwatch_head = graph->unwatch_count = 0;
@@ -139,6 +145,11 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     if (d->nsubs == 1 && graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity) {
         status = rp_stack_reserve(graph, 1);
     }
+    /* Its first strong reader: its `unwatched` entry, for when it loses it. */
+    bool watching = !weak && d->nsubs == d->weak_subs;
+    if (status == RP_OK && watching && !(d->flags & RP_F_UNWATCH) && graph->watched_nodes >= graph->unwatch_capacity) {
+        status = rp_unwatch_reserve(graph);
+    }
     if (status == RP_OK) status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
     if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_class, d->nsubs + 1);
     if (status) return status;
@@ -152,11 +163,14 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     if (d->nsubs == 2) rp_shared_nodes_change(graph, true);
     if (weak) {
         d->weak_subs++;
-    } else if (d->nsubs - d->weak_subs == 1) { /* its first strong edge */
+    } else if (watching) {
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
-        } else if (graph->callbacks.watched) {
-            graph->callbacks.watched(graph->callbacks.host, graph, rp_handle(graph, dep), d->data);
+        } else {
+            graph->watched_nodes++;
+            if (graph->callbacks.watched) {
+                graph->callbacks.watched(graph->callbacks.host, graph, rp_handle(graph, dep), d->data);
+            }
         }
     }
     return RP_OK;

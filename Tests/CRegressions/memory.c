@@ -148,6 +148,86 @@ static void steady_state_updates_allocate_nothing(void)
     th_done(&w);
 }
 
+/* Nodes that nobody reads take no room for an `unwatched`: filling the first
+ * page of records with sources and unread derivations allocates nothing once
+ * the first node has made the page. */
+static void nodes_nobody_watches_allocate_nothing(void)
+{
+    harness_begin("nodes_nobody_watches_allocate_nothing");
+    th_world_t w;
+    th_init(&w, 256, 0);
+    th_node_t *first = th_source(&w, "first", 7);
+    size_t calls = w.alloc.calls;
+    for (int i = 1; i < 200; i++)
+        th_source(&w, "source", i);
+    th_node_t *unread[50];
+    for (int i = 0; i < 50; i++)
+        unread[i] = th_computed(&w, "unread", th_sum, i, first, NULL);
+    CHECK_EQ(w.alloc.calls - calls, 0);
+    CHECK_EQ(th_stats(&w).live_nodes, 250);
+    CHECK(th_check(&w));
+    /* Read, a derivation watches `first`: the room is taken then. */
+    CHECK_EQ(th_read(&w, unread[3]), 7 + 3);
+    CHECK_EQ(first->watched, 1);
+    CHECK(th_check(&w));
+    th_done(&w);
+}
+
+/* An effect that reads `arg` sources from the world's `user` array while its
+ * first input reads nonzero, nothing else otherwise. */
+static long gate_body(th_world_t *w, th_node_t *self)
+{
+    th_node_t **sources = w->user;
+    long total = 0;
+    if (th_read(w, self->in[0]))
+        for (long i = 0; i < self->arg; i++)
+            total += th_read(w, sources[i]);
+    return total;
+}
+
+/* A run that stops reading many nodes queues an `unwatched` for each inside
+ * the flush, where nothing may allocate: the room was taken when each got its
+ * first reader, and is kept for the next time they are watched. With no
+ * `unwatched` callback, nothing is kept at all. */
+static void unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback(void)
+{
+    harness_begin("unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback");
+    for (int callback = 1; callback >= 0; callback--) {
+        th_world_t w;
+        th_setup(&w, 128, 0);
+        if (!callback)
+            w.config.callbacks.unwatched = NULL;
+        th_open(&w);
+        th_node_t *sources[100];
+        for (int i = 0; i < 100; i++)
+            sources[i] = th_source(&w, "source", i);
+        w.user = sources;
+        th_node_t *gate = th_source(&w, "gate", 1);
+        th_node_t *e = th_effect(&w, "e", gate_body, 100, gate, NULL);
+        CHECK_EQ(e->value, 99 * 100 / 2);
+        CHECK(th_check(&w));
+        size_t calls = w.alloc.calls;
+        for (int round = 1; round <= 3; round++) {
+            CHECK_ST(th_write(&w, gate, 0), RP_OK);
+            CHECK_EQ(e->value, 0);
+            CHECK_EQ(th_sub_count(&w, sources[0]), 0);
+            CHECK(th_check(&w));
+            CHECK_ST(th_write(&w, gate, 1), RP_OK);
+            CHECK_EQ(e->value, 99 * 100 / 2);
+            CHECK(th_check(&w));
+            if (round == 1)
+                calls = w.alloc.calls; /* the first watch of each source again may grow its edges: not after */
+        }
+        CHECK_EQ(w.alloc.calls - calls, 0);
+        CHECK_EQ(e->runs, 7);
+        for (int i = 0; i < 100; i += 33) {
+            CHECK_EQ(sources[i]->watched, 4);
+            CHECK_EQ(sources[i]->unwatched, callback ? 3 : 0);
+        }
+        th_done(&w);
+    }
+}
+
 static void a_graph_whose_allocator_fails_at_once(void)
 {
     harness_begin("a_graph_whose_allocator_fails_at_once");
@@ -332,6 +412,8 @@ int main(void)
     counts_go_back_to_zero();
     the_allocation_count_matches_the_allocator();
     steady_state_updates_allocate_nothing();
+    nodes_nobody_watches_allocate_nothing();
+    unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback();
     a_graph_whose_allocator_fails_at_once();
     every_allocation_failure_is_reported();
     return harness_finish();

@@ -57,8 +57,8 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (rec->kind == RP_KIND_SOURCE && (rec->flags & RP_F_PENDING)) BROKEN("source %u is PENDING", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
-        if (rec->kind == RP_KIND_EFFECT && rec->effect_order != *rp_order(graph, slot)) {
-            BROKEN("effect %u keeps another creation order for the flush queue", slot);
+        if (rec->kind == RP_KIND_EFFECT && (rec->effect_order == 0 || rec->effect_order > graph->next_effect_order)) {
+            BROKEN("effect %u has order %llu among effects", slot, (unsigned long long)rec->effect_order);
         }
         if (rec->ndeps > rp_edge_capacity(rec->deps_class) || rec->nsubs > rp_edge_capacity(rec->subs_class)) {
             BROKEN("node %u has more edges than capacity", slot);
@@ -95,7 +95,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         edge_bytes +=
             ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
         if (*rp_order(graph, slot) == 0 || *rp_order(graph, slot) > graph->next_order) {
-            BROKEN("node %u has creation order %llu", slot, (unsigned long long)*rp_order(graph, slot));
+            BROKEN("node %u has creation order %u", slot, *rp_order(graph, slot));
         }
         for (uint32_t i = 0; i < rec->ndeps; i++) {
             rp_edge_t edge = rec->deps[i];
@@ -158,6 +158,12 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         }
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
+    for (uint32_t i = 0; i < graph->savepoint_count; i++) {
+        uint64_t order = graph->savepoints[i].order;
+        if (order > graph->next_order || (i > 0 && order < graph->savepoints[i - 1].order)) {
+            BROKEN("savepoint %u began at creation order %llu", i, (unsigned long long)order);
+        }
+    }
     if (watched != graph->watched_nodes) {
         BROKEN("%zu nodes are watched or wait for their unwatched, %zu accounted", watched, graph->watched_nodes);
     }

@@ -96,12 +96,69 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     return RP_OK;
 }
 
+/* Moves the largest of keys[root..] down the heap of `count` keys. */
+static void sift_down(uint64_t *keys, size_t root, size_t count) {
+    uint64_t moving = keys[root];
+    for (size_t child; (child = 2 * root + 1) < count; root = child) {
+        if (child + 1 < count && keys[child + 1] > keys[child]) child++;
+        if (keys[child] <= moving) break;
+        keys[root] = keys[child];
+    }
+    keys[root] = moving;
+}
+
+/* The keys at or below `key` in sorted `keys`. */
+static size_t count_up_to(const uint64_t *keys, size_t count, uint64_t key) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (keys[middle] <= key) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+/* Creation orders take 32 bits beside each record (4 bytes a node rather
+ * than 8): once in RP_ORDER_MAX creations, the live nodes are numbered again
+ * 1, 2, ... in their order, from a sort (a heap sort: no recursion) of their
+ * orders and slots, and a savepoint's begin becomes the number of live nodes
+ * created before it, so that the nodes created after it stay its own. */
+rp_status_t rp_orders_renumber(rp_graph_t *graph) {
+    size_t bytes = (graph->live_nodes ? graph->live_nodes : 1) * sizeof(uint64_t);
+    uint64_t *keys = rp_arena_raw_alloc(&graph->arena, bytes);
+    if (keys == NULL) return RP_ENOMEM;
+    size_t count = 0;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        uint32_t order = *rp_order(graph, slot);
+        if (order != 0) keys[count++] = (uint64_t)order << 32 | slot;
+    }
+    for (size_t root = count / 2; root-- > 0;) sift_down(keys, root, count);
+    for (size_t end = count; end > 1;) {
+        uint64_t largest = keys[0];
+        keys[0] = keys[--end];
+        keys[end] = largest;
+        sift_down(keys, 0, end);
+    }
+    for (uint32_t i = 0; i < graph->savepoint_count; i++) {
+        rp_savepoint_frame_t *frame = &graph->savepoints[i];
+        frame->order = count_up_to(keys, count, frame->order << 32 | UINT32_MAX);
+    }
+    for (size_t i = 0; i < count; i++) *rp_order(graph, (uint32_t)keys[i]) = (uint32_t)(i + 1);
+    graph->next_order = (uint32_t)count;
+    rp_arena_raw_free(&graph->arena, keys, bytes);
+    return RP_OK;
+}
+
 static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, void *data, rp_node_t *out) {
     bool deferred = kind == RP_KIND_DEFERRED_EFFECT;
     if (deferred) kind = RP_KIND_EFFECT;
     if (graph->nslots == RP_NO_SLOT && graph->free_head == RP_NO_SLOT) return RP_ENOMEM;
     rp_status_t status = rp_reserve_for_node(graph, kind);
     if (status) return status;
+    if (graph->next_order == RP_ORDER_MAX && (status = rp_orders_renumber(graph))) return status;
 
     uint32_t slot;
     rp_node_rec_t *rec;
@@ -122,7 +179,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, voi
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | flags | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
     *rp_order(graph, slot) = ++graph->next_order;
-    if (kind == RP_KIND_EFFECT) rec->effect_order = graph->next_order;
+    if (kind == RP_KIND_EFFECT) rec->effect_order = ++graph->next_effect_order;
     if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
     if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
     rec->data = data;
@@ -336,7 +393,7 @@ static void sort_by_creation(const rp_graph_t *graph, rp_node_t *nodes, size_t c
         size_t gap = gaps[g];
         for (size_t i = gap; i < count; i++) {
             rp_node_t moving = nodes[i];
-            uint64_t order = *rp_order(graph, moving.slot);
+            uint32_t order = *rp_order(graph, moving.slot);
             size_t j = i;
             while (j >= gap && *rp_order(graph, nodes[j - gap].slot) > order) {
                 nodes[j] = nodes[j - gap];

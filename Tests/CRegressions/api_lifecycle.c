@@ -387,7 +387,7 @@ static void creation_orders_are_numbered_again_before_they_wrap(void)
     th_node_t *b = th_source(&w, "b", 2);
     th_node_t *c = th_computed(&w, "c", th_sum, 0, a, b);
     th_node_t *ec = th_effect(&w, "ec", th_sum, 0, c, NULL);
-    w.g->next_order = UINT32_MAX - 2; /* as after 2^32 - 7 creations */
+    w.g->next_order = UINT32_MAX - 2; /* as after 2^32 - 3 creations */
     th_node_t *d = th_source(&w, "d", 4);                    /* UINT32_MAX - 1 */
     th_node_t *ed = th_effect(&w, "ed", th_sum, 0, d, NULL); /* UINT32_MAX */
     /* The renumbering sorts in room of its own: refused, the creation fails

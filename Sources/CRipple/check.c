@@ -39,7 +39,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
 }
 
 static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
-    size_t live = 0, effects = 0, shared = 0, watched = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    size_t live = 0, effects = 0, shared = 0, waiting = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -133,7 +133,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if ((rec->flags & RP_F_UNWATCH) && graph->callbacks.unwatched == NULL) {
             BROKEN("node %u waits for an unwatched the graph has no callback for", slot);
         }
-        if (rec->nsubs > weak || (rec->flags & RP_F_UNWATCH)) watched++;
+        if (rec->flags & RP_F_UNWATCH) waiting++;
     }
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
@@ -164,12 +164,17 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             BROKEN("savepoint %u began at creation order %llu", i, (unsigned long long)order);
         }
     }
-    if (watched != graph->watched_nodes) {
-        BROKEN("%zu nodes are watched or wait for their unwatched, %zu accounted", watched, graph->watched_nodes);
+    /* Each node waiting for its `unwatched` has an entry after the head, in
+     * the queue or counted past its capacity (a delivery in progress tells
+     * them as it goes). */
+    if (!graph->draining && waiting > graph->unwatch_count - graph->unwatch_head) {
+        BROKEN("%zu nodes wait for their unwatched, %zu entries wait", waiting,
+               graph->unwatch_count - graph->unwatch_head);
     }
-    if (graph->callbacks.unwatched != NULL && graph->unwatch_capacity < watched) {
-        BROKEN("room for %zu unwatched entries, %zu nodes are watched or wait for theirs", graph->unwatch_capacity,
-               watched);
+    if (graph->unwatch_head > graph->unwatch_count ||
+        (graph->unwatch_head < graph->unwatch_count && graph->unwatch_head > graph->unwatch_capacity)) {
+        BROKEN("unwatched queue head %zu, count %zu, capacity %zu", graph->unwatch_head, graph->unwatch_count,
+               graph->unwatch_capacity);
     }
     if (shared != graph->shared_nodes) BROKEN("%zu nodes have two readers or more, %zu accounted", shared,
                                               graph->shared_nodes);

@@ -310,16 +310,18 @@ struct rp_graph {
     size_t ordered_head, ordered_count;
     size_t queue_capacity;
 
-    /* The `unwatched` notifications waiting to be delivered. A node may need
-     * an entry where nothing may allocate (a run's end drops its last strong
-     * reader), so while the graph has an `unwatched` callback the capacity
-     * covers every node that is watched (a strong reader) or waits for its
-     * `unwatched` (RP_F_UNWATCH): `watched_nodes`, which a node joins when it
-     * gets its first strong reader (rp_link_slow, which can fail) and leaves
-     * when told, or freed. Nodes nobody watches take no room. */
+    /* The `unwatched` notifications waiting to be delivered, in the order
+     * their nodes lost their last strong reader. A node may lose it where
+     * nothing may allocate (a run's end), so the queue cannot always grow
+     * then: a node that finds it full waits with RP_F_UNWATCH alone, counted
+     * in `unwatch_count` past the capacity, and the delivery finds such
+     * nodes by their flag, in slot order, after the queue's, then grows the
+     * queue for the next time (best effort: without memory, the flags keep
+     * working). The queue is made with room for RP_UNWATCH_FIRST when the
+     * graph first links a strong reader (which can fail): a graph whose
+     * nodes nobody watches keeps none, and small episodes never overflow. */
     rp_unwatch_t *unwatch;
     size_t unwatch_head, unwatch_count, unwatch_capacity;
-    size_t watched_nodes;
 
     rp_node_t *diagnostic;
     size_t diagnostic_count, diagnostic_capacity;
@@ -438,9 +440,10 @@ rp_status_t rp_orders_renumber(rp_graph_t *graph);
 /* Grows the walk stack by at least `frames` frames above `stack_top` and the
  * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
 rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
-/* Room in `unwatch` for one more node in `watched_nodes`, when the graph has
- * an `unwatched` callback (RP_ENOMEM, nothing changed, when it cannot). */
-rp_status_t rp_unwatch_reserve(rp_graph_t *graph);
+/* Room in `unwatch` for `entries` entries (RP_ENOMEM, nothing changed, when
+ * it cannot). */
+rp_status_t rp_unwatch_reserve(rp_graph_t *graph, size_t entries);
+#define RP_UNWATCH_FIRST 16u
 /* Makes the tracer's per-slot `causes` cover `slots` slots (node.c). */
 rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots);
 /* The frames a propagation may push: one per node read by two or more. */

@@ -24,10 +24,8 @@ rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
     return status;
 }
 
-rp_status_t rp_unwatch_reserve(rp_graph_t *graph) {
-    if (graph->callbacks.unwatched == NULL) return RP_OK;
-    return grow(&graph->arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t),
-                graph->watched_nodes + 1);
+rp_status_t rp_unwatch_reserve(rp_graph_t *graph, size_t entries) {
+    return grow(&graph->arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), entries);
 }
 
 rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots) {
@@ -61,9 +59,9 @@ static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
 
 /* Everything a new node could need later is reserved now, so that propagation
  * and flushing never allocate (and so never fail half-way): re-validation
- * walks grow the stack themselves when they first go deeper, and a node's
- * first strong reader and its second reader, which can fail, reserve its
- * `unwatched` entry and the room propagation keeps in the stack. */
+ * walks grow the stack themselves when they first go deeper, a node's second
+ * reader, which can fail, grows the room propagation keeps there, and the
+ * `unwatched` queue can do without room (see `unwatch` in graph.h). */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
     rp_status_t status;
@@ -270,8 +268,6 @@ static void remove_dep_keeping_order(rp_graph_t *graph, uint32_t sub, uint32_t p
 
 void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
-    /* Its `unwatched` is never delivered: its entry, if queued, goes stale. */
-    if (rec->nsubs > rec->weak_subs || (rec->flags & RP_F_UNWATCH)) graph->watched_nodes--;
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
     if (rec->nsubs) graph->write_epoch++;

@@ -186,9 +186,9 @@ static long gate_body(th_world_t *w, th_node_t *self)
 }
 
 /* A run that stops reading many nodes queues an `unwatched` for each inside
- * the flush, where nothing may allocate: the room was taken when each got its
- * first reader, and is kept for the next time they are watched. With no
- * `unwatched` callback, nothing is kept at all. */
+ * the flush, where nothing may allocate: more than the queue holds wait by
+ * their flag, and the delivery makes room for them all for the next time.
+ * With no `unwatched` callback, nothing is queued at all. */
 static void unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback(void)
 {
     harness_begin("unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback");
@@ -226,6 +226,56 @@ static void unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback
         }
         th_done(&w);
     }
+}
+
+/* More nodes unwatched at once than the queue holds (RP_UNWATCH_FIRST, 16):
+ * each is told once, the queue's in the order they lost their reader, the
+ * rest after them in creation order (slot order here); the next time, the
+ * queue holds them all, in order. */
+static void more_unwatched_than_the_queue_holds_are_each_told_once(void)
+{
+    harness_begin("more_unwatched_than_the_queue_holds_are_each_told_once");
+    static char names[40][8];
+    th_world_t w;
+    th_init(&w, 64, 0);
+    w.log_mask = TH_LOG_WATCH;
+    th_node_t *sources[40];
+    for (int i = 0; i < 40; i++) {
+        snprintf(names[i], sizeof names[i], "s%d", i);
+        sources[i] = th_source(&w, names[i], i);
+    }
+    w.user = sources;
+    th_node_t *gate = th_source(&w, "gate", 1);
+    th_node_t *e = th_effect(&w, "e", gate_body, 40, gate, NULL);
+    CHECK_EQ(e->value, 39 * 40 / 2);
+    (void)th_take_log(&w);
+    char queued[512] = "", overflow[512] = "", in_order[512] = "";
+    /* The run's end drops its reads from the last: s39 first. */
+    for (int i = 39; i >= 0; i--) {
+        char *into = i >= 24 ? queued : overflow;
+        if (i >= 24)
+            snprintf(into + strlen(into), 512 - strlen(into), "%s-s%d", *into ? " " : "", i);
+        snprintf(in_order + strlen(in_order), 512 - strlen(in_order), "%s-s%d", *in_order ? " " : "", i);
+    }
+    for (int i = 0; i < 24; i++)
+        snprintf(overflow + strlen(overflow), 512 - strlen(overflow), "%s-s%d", *overflow ? " " : "", i);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "%s %s", queued, overflow);
+    CHECK_ST(th_write(&w, gate, 0), RP_OK);
+    CHECK_STR(th_take_log(&w), expected);
+    CHECK(th_check(&w));
+    CHECK_ST(th_write(&w, gate, 1), RP_OK);
+    (void)th_take_log(&w);
+    size_t calls = w.alloc.calls;
+    CHECK_ST(th_write(&w, gate, 0), RP_OK);
+    CHECK_STR(th_take_log(&w), in_order);
+    CHECK_EQ(w.alloc.calls - calls, 0);
+    for (int i = 0; i < 40; i++) {
+        CHECK_EQ(sources[i]->watched, 2);
+        CHECK_EQ(sources[i]->unwatched, 2);
+    }
+    CHECK(th_check(&w));
+    th_done(&w);
 }
 
 static void a_graph_whose_allocator_fails_at_once(void)
@@ -414,6 +464,7 @@ int main(void)
     steady_state_updates_allocate_nothing();
     nodes_nobody_watches_allocate_nothing();
     unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback();
+    more_unwatched_than_the_queue_holds_are_each_told_once();
     a_graph_whose_allocator_fails_at_once();
     every_allocation_failure_is_reported();
     return harness_finish();

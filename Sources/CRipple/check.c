@@ -39,7 +39,7 @@ rp_status_t _rp_graph_check(const rp_graph_t *graph, char *message, size_t capac
 }
 
 static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t capacity) {
-    size_t live = 0, effects = 0, shared = 0, edges = 0, edge_bytes = 0, free_slots = 0;
+    size_t live = 0, effects = 0, shared = 0, waiting = 0, edges = 0, edge_bytes = 0, free_slots = 0;
     bool idle = graph->active_rec == NULL && !graph->flushing;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         const rp_node_rec_t *rec = rp_rec(graph, slot);
@@ -57,8 +57,8 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         if (rec->kind == RP_KIND_SOURCE && (rec->flags & RP_F_PENDING)) BROKEN("source %u is PENDING", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->nsubs) BROKEN("effect %u has subscribers", slot);
         if (rec->kind == RP_KIND_EFFECT && rec->subs_class) BROKEN("effect %u has a subscriber array", slot);
-        if (rec->kind == RP_KIND_EFFECT && rec->effect_order != *rp_order(graph, slot)) {
-            BROKEN("effect %u keeps another creation order for the flush queue", slot);
+        if (rec->kind == RP_KIND_EFFECT && (rec->effect_order == 0 || rec->effect_order > graph->next_effect_order)) {
+            BROKEN("effect %u has order %llu among effects", slot, (unsigned long long)rec->effect_order);
         }
         if (rec->ndeps > rp_edge_capacity(rec->deps_class) || rec->nsubs > rp_edge_capacity(rec->subs_class)) {
             BROKEN("node %u has more edges than capacity", slot);
@@ -95,7 +95,7 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         edge_bytes +=
             ((size_t)rp_edge_capacity(rec->deps_class) + rp_edge_capacity(rec->subs_class)) * sizeof(rp_edge_t);
         if (*rp_order(graph, slot) == 0 || *rp_order(graph, slot) > graph->next_order) {
-            BROKEN("node %u has creation order %llu", slot, (unsigned long long)*rp_order(graph, slot));
+            BROKEN("node %u has creation order %u", slot, *rp_order(graph, slot));
         }
         for (uint32_t i = 0; i < rec->ndeps; i++) {
             rp_edge_t edge = rec->deps[i];
@@ -127,6 +127,13 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             weak += rp_edge_is_weak(rec, sub);
         }
         if (weak != rec->weak_subs) BROKEN("node %u counts %u weak readers, has %u", slot, rec->weak_subs, weak);
+        if (rec->nsubs > weak && (rec->flags & RP_F_UNWATCH)) {
+            BROKEN("node %u waits for its unwatched but has a strong reader", slot);
+        }
+        if ((rec->flags & RP_F_UNWATCH) && graph->callbacks.unwatched == NULL) {
+            BROKEN("node %u waits for an unwatched the graph has no callback for", slot);
+        }
+        if (rec->flags & RP_F_UNWATCH) waiting++;
     }
     for (uint32_t slot = graph->free_head; slot != RP_NO_SLOT; slot = rp_rec(graph, slot)->next_free) {
         if (slot >= graph->nslots) BROKEN("free list leads out of range (%u)", slot);
@@ -151,9 +158,23 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
         }
     }
     if (idle && graph->stack_top != 0) BROKEN("walk stack not empty outside any call");
-    if (rp_readable_nodes(graph) != 0 && graph->unwatch_capacity <= rp_readable_nodes(graph)) {
-        BROKEN("room for %zu unwatched entries, %zu nodes can have readers", graph->unwatch_capacity,
-               rp_readable_nodes(graph));
+    for (uint32_t i = 0; i < graph->savepoint_count; i++) {
+        uint64_t order = graph->savepoints[i].order;
+        if (order > graph->next_order || (i > 0 && order < graph->savepoints[i - 1].order)) {
+            BROKEN("savepoint %u began at creation order %llu", i, (unsigned long long)order);
+        }
+    }
+    /* Each node waiting for its `unwatched` has an entry after the head, in
+     * the queue or counted past its capacity (a delivery in progress tells
+     * them as it goes). */
+    if (!graph->draining && waiting > graph->unwatch_count - graph->unwatch_head) {
+        BROKEN("%zu nodes wait for their unwatched, %zu entries wait", waiting,
+               graph->unwatch_count - graph->unwatch_head);
+    }
+    if (graph->unwatch_head > graph->unwatch_count ||
+        (graph->unwatch_head < graph->unwatch_count && graph->unwatch_head > graph->unwatch_capacity)) {
+        BROKEN("unwatched queue head %zu, count %zu, capacity %zu", graph->unwatch_head, graph->unwatch_count,
+               graph->unwatch_capacity);
     }
     if (shared != graph->shared_nodes) BROKEN("%zu nodes have two readers or more, %zu accounted", shared,
                                               graph->shared_nodes);

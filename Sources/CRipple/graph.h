@@ -128,7 +128,7 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
 
 /* A node's record: what walks, runs and reads touch, in one 64-byte block.
  * What only some nodes need lives elsewhere: the creation order beside the
- * records of its page (rp_order; effects keep a copy in the record), and in
+ * records of its page (rp_order; effects keep their own in the record), and in
  * per-slot arrays of the graph that exist only once needed, an async node's
  * run stamp and, while a tracer is installed, each node's cause. */
 struct rp_node_rec {
@@ -154,7 +154,7 @@ struct rp_node_rec {
     uint64_t run_stamp;      /* stamp of its current or last run */
     union {
         uint64_t read_stamp;   /* readable nodes: stamp of the last run that read it */
-        uint64_t effect_order; /* effects, which nothing reads: their creation order, for the flush queue */
+        uint64_t effect_order; /* effects, which nothing reads: their order among effects, for the flush queue */
     };
     void *data;
 };
@@ -310,6 +310,16 @@ struct rp_graph {
     size_t ordered_head, ordered_count;
     size_t queue_capacity;
 
+    /* The `unwatched` notifications waiting to be delivered, in the order
+     * their nodes lost their last strong reader. A node may lose it where
+     * nothing may allocate (a run's end), so the queue cannot always grow
+     * then: a node that finds it full waits with RP_F_UNWATCH alone, counted
+     * in `unwatch_count` past the capacity, and the delivery finds such
+     * nodes by their flag, in slot order, after the queue's, then grows the
+     * queue for the next time (best effort: without memory, the flags keep
+     * working). The queue is made with room for RP_UNWATCH_FIRST when the
+     * graph first links a strong reader (which can fail): a graph whose
+     * nodes nobody watches keeps none, and small episodes never overflow. */
     rp_unwatch_t *unwatch;
     size_t unwatch_head, unwatch_count, unwatch_capacity;
 
@@ -338,7 +348,11 @@ struct rp_graph {
     rp_tracer_t tracer; /* NULL: nothing is traced (one branch at each traced point) */
     void *tracer_context;
 
-    uint64_t next_order;
+    /* Creation orders: of every node (rp_order, 32 bits, numbered again
+     * before they would wrap: rp_orders_renumber), and of effects alone
+     * (effect_order, which nothing renumbers: the flush queue holds it). */
+    uint32_t next_order;
+    uint64_t next_effect_order;
     uint64_t stamp;
     uint64_t write_epoch;
     uint32_t flush_id;  /* never 0 once a flush started: effects store it (rp_flush) */
@@ -378,18 +392,19 @@ static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
 }
 
 /* A page holds RP_PAGE_NODES records, then their nodes' creation orders
- * (0 once freed), which listings and loop reports read (effects keep a copy
- * in their record for the flush queue). */
-#define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint64_t)) * RP_PAGE_NODES)
+ * (0 once freed), which listings and savepoints read. */
+#define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint32_t)) * RP_PAGE_NODES)
 /* Pages start on a cache line, so that each record fills exactly one: the
  * allocator's block is larger by up to a line, and the page keeps where that
  * block starts after its orders (node.c, graph.c). */
 #define RP_PAGE_ALIGN ((uintptr_t)64)
 #define RP_PAGE_BLOCK_BYTES (RP_PAGE_BYTES + sizeof(void *) + RP_PAGE_ALIGN)
 
-static inline uint64_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
-    return (uint64_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));
+static inline uint32_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
+    return (uint32_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));
 }
+/* The last creation order handed out before the live nodes are numbered again. */
+#define RP_ORDER_MAX UINT32_MAX
 
 static inline rp_node_t rp_handle(const rp_graph_t *graph, uint32_t slot) {
     return (rp_node_t){slot, rp_rec(graph, slot)->generation, graph->tag};
@@ -418,9 +433,17 @@ static inline void rp_trace(rp_graph_t *graph, rp_trace_kind_t kind, uint32_t sl
 
 /* node.c */
 void rp_node_free(rp_graph_t *graph, uint32_t slot);
+/* Numbers the live nodes' creation orders again from 1, keeping their order
+ * and where each open savepoint's begin falls among them (RP_ENOMEM, nothing
+ * changed, when it cannot have room for the sort). */
+rp_status_t rp_orders_renumber(rp_graph_t *graph);
 /* Grows the walk stack by at least `frames` frames above `stack_top` and the
  * room a propagation needs (RP_ENOMEM, nothing changed, when it cannot). */
 rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames);
+/* Room in `unwatch` for `entries` entries (RP_ENOMEM, nothing changed, when
+ * it cannot). */
+rp_status_t rp_unwatch_reserve(rp_graph_t *graph, size_t entries);
+#define RP_UNWATCH_FIRST 16u
 /* Makes the tracer's per-slot `causes` cover `slots` slots (node.c). */
 rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots);
 /* The frames a propagation may push: one per node read by two or more. */

@@ -24,6 +24,10 @@ rp_status_t rp_stack_reserve(rp_graph_t *graph, size_t frames) {
     return status;
 }
 
+rp_status_t rp_unwatch_reserve(rp_graph_t *graph, size_t entries) {
+    return grow(&graph->arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t), entries);
+}
+
 rp_status_t rp_causes_reserve(rp_graph_t *graph, size_t slots) {
     return grow(&graph->arena, (void **)&graph->causes, &graph->causes_capacity, sizeof(uint32_t), slots);
 }
@@ -55,17 +59,12 @@ static rp_status_t grow_queue(rp_graph_t *graph, size_t needed) {
 
 /* Everything a new node could need later is reserved now, so that propagation
  * and flushing never allocate (and so never fail half-way): re-validation
- * walks grow the stack themselves when they first go deeper, and a node's
- * second reader grows the room propagation keeps there. */
+ * walks grow the stack themselves when they first go deeper, a node's second
+ * reader, which can fail, grows the room propagation keeps there, and the
+ * `unwatched` queue can do without room (see `unwatch` in graph.h). */
 rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     rp_arena_t *arena = &graph->arena;
     rp_status_t status;
-    /* An `unwatched` entry per node that can have readers (effects have none). */
-    if (kind != RP_KIND_EFFECT &&
-        (status = grow(arena, (void **)&graph->unwatch, &graph->unwatch_capacity, sizeof(rp_unwatch_t),
-                       rp_readable_nodes(graph) + 1 + 16))) {
-        return status;
-    }
     if (kind == RP_KIND_EFFECT) {
         size_t effects = graph->live_effects + 1;
         if ((status = grow_queue(graph, effects))) return status;
@@ -95,12 +94,69 @@ rp_status_t rp_reserve_for_node(rp_graph_t *graph, rp_kind_t kind) {
     return RP_OK;
 }
 
+/* Moves the largest of keys[root..] down the heap of `count` keys. */
+static void sift_down(uint64_t *keys, size_t root, size_t count) {
+    uint64_t moving = keys[root];
+    for (size_t child; (child = 2 * root + 1) < count; root = child) {
+        if (child + 1 < count && keys[child + 1] > keys[child]) child++;
+        if (keys[child] <= moving) break;
+        keys[root] = keys[child];
+    }
+    keys[root] = moving;
+}
+
+/* The keys at or below `key` in sorted `keys`. */
+static size_t count_up_to(const uint64_t *keys, size_t count, uint64_t key) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (keys[middle] <= key) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+/* Creation orders take 32 bits beside each record (4 bytes a node rather
+ * than 8): once in RP_ORDER_MAX creations, the live nodes are numbered again
+ * 1, 2, ... in their order, from a sort (a heap sort: no recursion) of their
+ * orders and slots, and a savepoint's begin becomes the number of live nodes
+ * created before it, so that the nodes created after it stay its own. */
+rp_status_t rp_orders_renumber(rp_graph_t *graph) {
+    size_t bytes = (graph->live_nodes ? graph->live_nodes : 1) * sizeof(uint64_t);
+    uint64_t *keys = rp_arena_raw_alloc(&graph->arena, bytes);
+    if (keys == NULL) return RP_ENOMEM;
+    size_t count = 0;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        uint32_t order = *rp_order(graph, slot);
+        if (order != 0) keys[count++] = (uint64_t)order << 32 | slot;
+    }
+    for (size_t root = count / 2; root-- > 0;) sift_down(keys, root, count);
+    for (size_t end = count; end > 1;) {
+        uint64_t largest = keys[0];
+        keys[0] = keys[--end];
+        keys[end] = largest;
+        sift_down(keys, 0, end);
+    }
+    for (uint32_t i = 0; i < graph->savepoint_count; i++) {
+        rp_savepoint_frame_t *frame = &graph->savepoints[i];
+        frame->order = count_up_to(keys, count, frame->order << 32 | UINT32_MAX);
+    }
+    for (size_t i = 0; i < count; i++) *rp_order(graph, (uint32_t)keys[i]) = (uint32_t)(i + 1);
+    graph->next_order = (uint32_t)count;
+    rp_arena_raw_free(&graph->arena, keys, bytes);
+    return RP_OK;
+}
+
 static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, void *data, rp_node_t *out) {
     bool deferred = kind == RP_KIND_DEFERRED_EFFECT;
     if (deferred) kind = RP_KIND_EFFECT;
     if (graph->nslots == RP_NO_SLOT && graph->free_head == RP_NO_SLOT) return RP_ENOMEM;
     rp_status_t status = rp_reserve_for_node(graph, kind);
     if (status) return status;
+    if (graph->next_order == RP_ORDER_MAX && (status = rp_orders_renumber(graph))) return status;
 
     uint32_t slot;
     rp_node_rec_t *rec;
@@ -121,7 +177,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, voi
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | flags | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
     *rp_order(graph, slot) = ++graph->next_order;
-    if (kind == RP_KIND_EFFECT) rec->effect_order = graph->next_order;
+    if (kind == RP_KIND_EFFECT) rec->effect_order = ++graph->next_effect_order;
     if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
     if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
     rec->data = data;
@@ -333,7 +389,7 @@ static void sort_by_creation(const rp_graph_t *graph, rp_node_t *nodes, size_t c
         size_t gap = gaps[g];
         for (size_t i = gap; i < count; i++) {
             rp_node_t moving = nodes[i];
-            uint64_t order = *rp_order(graph, moving.slot);
+            uint32_t order = *rp_order(graph, moving.slot);
             size_t j = i;
             while (j >= gap && *rp_order(graph, nodes[j - gap].slot) > order) {
                 nodes[j] = nodes[j - gap];

@@ -304,12 +304,13 @@ static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
             nodes[index++] = rp_handle(graph, slot);
         }
     }
-    /* Sorted by creation order: slots are reused, so slot order is not it. */
+    /* Sorted by creation order (effects' own): slots are reused, so slot
+     * order is not it. */
     for (size_t i = 1; i < count; i++) {
         rp_node_t node = nodes[i];
-        uint64_t order = *rp_order(graph, node.slot);
+        uint64_t order = rp_rec(graph, node.slot)->effect_order;
         size_t j = i;
-        for (; j > 0 && *rp_order(graph, nodes[j - 1].slot) > order; j--) nodes[j] = nodes[j - 1];
+        for (; j > 0 && rp_rec(graph, nodes[j - 1].slot)->effect_order > order; j--) nodes[j] = nodes[j - 1];
         nodes[j] = node;
     }
     return RP_ELOOP;

@@ -38,14 +38,14 @@ static void swap_deps(rp_node_rec_t *sub, uint32_t a, uint32_t b) {
     edge_a.rec->subs[edge_a.mirror].mirror = b;
 }
 
+/* `slot` lost its last strong reader: it waits for its `unwatched`, in the
+ * queue, or by its flag alone when the queue is full of nodes waiting. */
 static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (graph->callbacks.unwatched == NULL || (rec->flags & RP_F_UNWATCH)) return;
     if (graph->unwatch_count == graph->unwatch_capacity) {
         /* Full of entries already delivered or cancelled: keep one per node
-         * still waiting. At most one per live node that can have readers
-         * remains, and the capacity exceeds their number, so there is room
-         * afterwards. */
+         * still waiting. */
         size_t kept = 0;
         for (size_t i = graph->unwatch_head; i < graph->unwatch_count; i++) {
             rp_unwatch_t entry = graph->unwatch[i];
@@ -61,18 +61,38 @@ static void queue_unwatched(rp_graph_t *graph, uint32_t slot) {
         graph->unwatch_count = kept;
     }
     rec->flags |= RP_F_UNWATCH;
-    graph->unwatch[graph->unwatch_count++] = (rp_unwatch_t){slot, rec->generation};
+    if (graph->unwatch_count < graph->unwatch_capacity) {
+        graph->unwatch[graph->unwatch_count] = (rp_unwatch_t){slot, rec->generation};
+    }
+    graph->unwatch_count++; /* past the capacity: waiting by its flag alone */
+}
+
+/* Tells node `slot` (record `rec`), which waits for it, that it is unwatched. */
+static void tell_unwatched(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
+    rec->flags &= (uint16_t)~RP_F_UNWATCH;
+    graph->callbacks.unwatched(graph->callbacks.host, graph, rp_handle(graph, slot), rec->data);
 }
 
 void rp_deliver_unwatched(rp_graph_t *graph) {
     if (graph->draining || graph->active_rec != NULL || graph->unwatch_head == graph->unwatch_count) return;
     graph->draining = true;
     while (graph->unwatch_head < graph->unwatch_count) {
-        rp_unwatch_t entry = graph->unwatch[graph->unwatch_head++];
-        rp_node_rec_t *rec = rp_rec(graph, entry.slot);
-        if (rec->generation != entry.generation || !(rec->flags & RP_F_UNWATCH)) continue;
-        rec->flags &= (uint16_t)~RP_F_UNWATCH;
-        graph->callbacks.unwatched(graph->callbacks.host, graph, rp_handle(graph, entry.slot), rec->data);
+        if (graph->unwatch_head < graph->unwatch_capacity) {
+            rp_unwatch_t entry = graph->unwatch[graph->unwatch_head++];
+            rp_node_rec_t *rec = rp_rec(graph, entry.slot);
+            if (rec->generation == entry.generation && (rec->flags & RP_F_UNWATCH)) tell_unwatched(graph, entry.slot, rec);
+            continue;
+        }
+        /* The queue overflowed: every entry in it was delivered, the rest
+         * wait by their flag. Room for as many next time, then each is told
+         * (a node a callback makes wait meanwhile is queued, or found here). */
+        size_t waiting = graph->unwatch_count;
+        graph->unwatch_head = graph->unwatch_count = 0;
+        (void)rp_unwatch_reserve(graph, waiting);
+        for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+            rp_node_rec_t *rec = rp_rec(graph, slot);
+            if ((rec->flags & (RP_F_LIVE | RP_F_UNWATCH)) == (RP_F_LIVE | RP_F_UNWATCH)) tell_unwatched(graph, slot, rec);
+        }
     }
     graph->unwatch_head = graph->unwatch_count = 0;
     graph->draining = false;
@@ -139,6 +159,11 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     if (d->nsubs == 1 && graph->stack_top + rp_stack_room(graph) + 1 > graph->stack_capacity) {
         status = rp_stack_reserve(graph, 1);
     }
+    /* The graph's first strong reader: the `unwatched` queue's first room. */
+    bool watching = !weak && d->nsubs == d->weak_subs;
+    if (status == RP_OK && watching && graph->unwatch_capacity == 0 && graph->callbacks.unwatched != NULL) {
+        status = rp_unwatch_reserve(graph, RP_UNWATCH_FIRST);
+    }
     if (status == RP_OK) status = ensure_capacity(graph, &s->deps, &s->deps_class, s->ndeps + 1);
     if (status == RP_OK) status = ensure_capacity(graph, &d->subs, &d->subs_class, d->nsubs + 1);
     if (status) return status;
@@ -152,7 +177,7 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     if (d->nsubs == 2) rp_shared_nodes_change(graph, true);
     if (weak) {
         d->weak_subs++;
-    } else if (d->nsubs - d->weak_subs == 1) { /* its first strong edge */
+    } else if (watching) {
         if (d->flags & RP_F_UNWATCH) {
             d->flags &= (uint16_t)~RP_F_UNWATCH; /* cancels the pending unwatched */
         } else if (graph->callbacks.watched) {

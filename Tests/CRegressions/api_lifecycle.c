@@ -4,6 +4,10 @@
  */
 #include "testhost.h"
 
+/* The engine's internals, for one test: it starts the creation counter near
+ * its wrap (creation_orders_are_numbered_again_before_they_wrap). */
+#include "../../Sources/CRipple/graph.h"
+
 static void version_matches_header(void)
 {
     harness_begin("version_matches_header");
@@ -335,6 +339,96 @@ static void live_nodes_are_listed_in_creation_order(void)
     th_done(&w);
 }
 
+/* Creation orders take 32 bits: before they would wrap, the live nodes are
+ * numbered again in the same order (the tests start the graph's counter near
+ * the wrap: graph.h). Listings keep it across the renumbering,
+ * so does the flush queue (effects run in creation order), and a savepoint
+ * open across it keeps the nodes created after its begin as its own: the same
+ * steps give the same values and runs with the renumbering as without. */
+static long savepoint_across(bool wrap, unsigned *runs)
+{
+    th_world_t w;
+    th_init(&w, 32, 0);
+    th_node_t *x = th_source(&w, "x", 1);
+    th_node_t *old = th_computed(&w, "old", th_scale, 2, x, NULL);
+    CHECK_EQ(th_read(&w, old), 2);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    if (wrap)
+        w.g->next_order = UINT32_MAX - 1;
+    rp_savepoint_t sp;
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, x, 5);
+    th_node_t *d1 = th_computed(&w, "d1", th_scale, 10, x, NULL); /* the last order before the wrap */
+    CHECK_EQ(th_read(&w, d1), 50);
+    th_node_t *d2 = th_computed(&w, "d2", th_sum, 0, d1, old); /* numbered again first */
+    CHECK_EQ(th_read(&w, d2), 60);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d2, NULL);
+    CHECK(th_check(&w));
+    th_write(&w, x, 1);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK(th_check(&w));
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    long result = th_read(&w, d2) * 1000 + th_read(&w, d1) * 10 + th_read(&w, old);
+    th_write(&w, x, 3);
+    result = result * 1000 + e->value;
+    *runs = e->runs;
+    CHECK(th_check(&w));
+    th_done(&w);
+    return result;
+}
+
+static void creation_orders_are_numbered_again_before_they_wrap(void)
+{
+    harness_begin("creation_orders_are_numbered_again_before_they_wrap");
+    th_world_t w;
+    th_init(&w, 32, 0);
+    w.log_mask = TH_LOG_RUN;
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *b = th_source(&w, "b", 2);
+    th_node_t *c = th_computed(&w, "c", th_sum, 0, a, b);
+    th_node_t *ec = th_effect(&w, "ec", th_sum, 0, c, NULL);
+    w.g->next_order = UINT32_MAX - 2; /* as after 2^32 - 3 creations */
+    th_node_t *d = th_source(&w, "d", 4);                    /* UINT32_MAX - 1 */
+    th_node_t *ed = th_effect(&w, "ed", th_sum, 0, d, NULL); /* UINT32_MAX */
+    /* The renumbering sorts in room of its own: refused, the creation fails
+     * and changes nothing; tried again, it succeeds. */
+    th_node_t *f = th_prepare(&w, "f", RP_KIND_COMPUTED, th_sum, 0, d, NULL);
+    w.alloc.fail_at = (long)w.alloc.calls;
+    CHECK_ST(th_create(&w, f), RP_ENOMEM);
+    CHECK_EQ(th_stats(&w).live_nodes, 6);
+    CHECK(th_check(&w));
+    CHECK_ST(th_create(&w, f), RP_OK); /* after a, ..., ed are numbered 1 to 6: 7 */
+    c->in[0] = NULL;                                         /* c stops reading a */
+    CHECK_ST(th_dispose(&w, a), RP_OK);
+    th_node_t *g = th_source(&w, "g", 8); /* a's slot, order 8 */
+    CHECK_EQ(g->h.slot, a->h.slot);
+    CHECK_EQ(th_read(&w, f), 4);
+    CHECK_EQ(ec->value, 2);
+    CHECK(th_check(&w));
+    rp_node_t nodes[8];
+    size_t count = 0;
+    CHECK_ST(rp_graph_nodes(w.g, nodes, 8, &count), RP_OK);
+    CHECK_EQ(count, 7);
+    th_node_t *expected[] = {b, c, ec, d, ed, f, g};
+    for (size_t i = 0; i < 7 && i < count; i++)
+        CHECK(harness_same(nodes[i], expected[i]->h));
+    /* Both effects again, in one flush: creation order. */
+    (void)th_take_log(&w);
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(th_write(&w, d, 5), RP_OK);
+    CHECK_ST(th_write(&w, b, 3), RP_OK);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), "ec ed");
+    th_done(&w);
+
+    unsigned runs_plain = 0, runs_wrapped = 0;
+    long plain = savepoint_across(false, &runs_plain);
+    long wrapped = savepoint_across(true, &runs_wrapped);
+    CHECK_EQ(plain, (12 * 1000 + 10 * 10 + 2) * 1000 + 36);
+    CHECK_EQ(wrapped, plain);
+    CHECK_EQ(runs_wrapped, runs_plain);
+}
+
 /* ------------------------------------------------- destroy inside callbacks */
 
 static rp_status_t destroy_status;
@@ -396,6 +490,7 @@ int main(void)
     tracking_names_the_running_reader();
     release_is_called_once_for_each_node();
     live_nodes_are_listed_in_creation_order();
+    creation_orders_are_numbered_again_before_they_wrap();
     destroy_inside_a_callback_is_busy();
     return harness_finish();
 }

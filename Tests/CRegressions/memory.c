@@ -148,6 +148,136 @@ static void steady_state_updates_allocate_nothing(void)
     th_done(&w);
 }
 
+/* Nodes that nobody reads take no room for an `unwatched`: filling the first
+ * page of records with sources and unread derivations allocates nothing once
+ * the first node has made the page. */
+static void nodes_nobody_watches_allocate_nothing(void)
+{
+    harness_begin("nodes_nobody_watches_allocate_nothing");
+    th_world_t w;
+    th_init(&w, 256, 0);
+    th_node_t *first = th_source(&w, "first", 7);
+    size_t calls = w.alloc.calls;
+    for (int i = 1; i < 200; i++)
+        th_source(&w, "source", i);
+    th_node_t *unread[50];
+    for (int i = 0; i < 50; i++)
+        unread[i] = th_computed(&w, "unread", th_sum, i, first, NULL);
+    CHECK_EQ(w.alloc.calls - calls, 0);
+    CHECK_EQ(th_stats(&w).live_nodes, 250);
+    CHECK(th_check(&w));
+    /* Read, a derivation watches `first`: the room is taken then. */
+    CHECK_EQ(th_read(&w, unread[3]), 7 + 3);
+    CHECK_EQ(first->watched, 1);
+    CHECK(th_check(&w));
+    th_done(&w);
+}
+
+/* An effect that reads `arg` sources from the world's `user` array while its
+ * first input reads nonzero, nothing else otherwise. */
+static long gate_body(th_world_t *w, th_node_t *self)
+{
+    th_node_t **sources = w->user;
+    long total = 0;
+    if (th_read(w, self->in[0]))
+        for (long i = 0; i < self->arg; i++)
+            total += th_read(w, sources[i]);
+    return total;
+}
+
+/* A run that stops reading many nodes queues an `unwatched` for each inside
+ * the flush, where nothing may allocate: more than the queue holds wait by
+ * their flag, and the delivery makes room for them all for the next time.
+ * With no `unwatched` callback, nothing is queued at all. */
+static void unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback(void)
+{
+    harness_begin("unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback");
+    for (int callback = 1; callback >= 0; callback--) {
+        th_world_t w;
+        th_setup(&w, 128, 0);
+        if (!callback)
+            w.config.callbacks.unwatched = NULL;
+        th_open(&w);
+        th_node_t *sources[100];
+        for (int i = 0; i < 100; i++)
+            sources[i] = th_source(&w, "source", i);
+        w.user = sources;
+        th_node_t *gate = th_source(&w, "gate", 1);
+        th_node_t *e = th_effect(&w, "e", gate_body, 100, gate, NULL);
+        CHECK_EQ(e->value, 99 * 100 / 2);
+        CHECK(th_check(&w));
+        size_t calls = w.alloc.calls;
+        for (int round = 1; round <= 3; round++) {
+            CHECK_ST(th_write(&w, gate, 0), RP_OK);
+            CHECK_EQ(e->value, 0);
+            CHECK_EQ(th_sub_count(&w, sources[0]), 0);
+            CHECK(th_check(&w));
+            CHECK_ST(th_write(&w, gate, 1), RP_OK);
+            CHECK_EQ(e->value, 99 * 100 / 2);
+            CHECK(th_check(&w));
+            if (round == 1)
+                calls = w.alloc.calls; /* the first watch of each source again may grow its edges: not after */
+        }
+        CHECK_EQ(w.alloc.calls - calls, 0);
+        CHECK_EQ(e->runs, 7);
+        for (int i = 0; i < 100; i += 33) {
+            CHECK_EQ(sources[i]->watched, 4);
+            CHECK_EQ(sources[i]->unwatched, callback ? 3 : 0);
+        }
+        th_done(&w);
+    }
+}
+
+/* More nodes unwatched at once than the queue holds (RP_UNWATCH_FIRST, 16):
+ * each is told once, the queue's in the order they lost their reader, the
+ * rest after them in creation order (slot order here); the next time, the
+ * queue holds them all, in order. */
+static void more_unwatched_than_the_queue_holds_are_each_told_once(void)
+{
+    harness_begin("more_unwatched_than_the_queue_holds_are_each_told_once");
+    static char names[40][8];
+    th_world_t w;
+    th_init(&w, 64, 0);
+    w.log_mask = TH_LOG_WATCH;
+    th_node_t *sources[40];
+    for (int i = 0; i < 40; i++) {
+        snprintf(names[i], sizeof names[i], "s%d", i);
+        sources[i] = th_source(&w, names[i], i);
+    }
+    w.user = sources;
+    th_node_t *gate = th_source(&w, "gate", 1);
+    th_node_t *e = th_effect(&w, "e", gate_body, 40, gate, NULL);
+    CHECK_EQ(e->value, 39 * 40 / 2);
+    (void)th_take_log(&w);
+    char queued[512] = "", overflow[512] = "", in_order[512] = "";
+    /* The run's end drops its reads from the last: s39 first. */
+    for (int i = 39; i >= 0; i--) {
+        char *into = i >= 24 ? queued : overflow;
+        if (i >= 24)
+            snprintf(into + strlen(into), 512 - strlen(into), "%s-s%d", *into ? " " : "", i);
+        snprintf(in_order + strlen(in_order), 512 - strlen(in_order), "%s-s%d", *in_order ? " " : "", i);
+    }
+    for (int i = 0; i < 24; i++)
+        snprintf(overflow + strlen(overflow), 512 - strlen(overflow), "%s-s%d", *overflow ? " " : "", i);
+    char expected[1024];
+    snprintf(expected, sizeof expected, "%s %s", queued, overflow);
+    CHECK_ST(th_write(&w, gate, 0), RP_OK);
+    CHECK_STR(th_take_log(&w), expected);
+    CHECK(th_check(&w));
+    CHECK_ST(th_write(&w, gate, 1), RP_OK);
+    (void)th_take_log(&w);
+    size_t calls = w.alloc.calls;
+    CHECK_ST(th_write(&w, gate, 0), RP_OK);
+    CHECK_STR(th_take_log(&w), in_order);
+    CHECK_EQ(w.alloc.calls - calls, 0);
+    for (int i = 0; i < 40; i++) {
+        CHECK_EQ(sources[i]->watched, 2);
+        CHECK_EQ(sources[i]->unwatched, 2);
+    }
+    CHECK(th_check(&w));
+    th_done(&w);
+}
+
 static void a_graph_whose_allocator_fails_at_once(void)
 {
     harness_begin("a_graph_whose_allocator_fails_at_once");
@@ -332,6 +462,9 @@ int main(void)
     counts_go_back_to_zero();
     the_allocation_count_matches_the_allocator();
     steady_state_updates_allocate_nothing();
+    nodes_nobody_watches_allocate_nothing();
+    unwatching_in_a_flush_allocates_nothing_with_or_without_the_callback();
+    more_unwatched_than_the_queue_holds_are_each_told_once();
     a_graph_whose_allocator_fails_at_once();
     every_allocation_failure_is_reported();
     return harness_finish();

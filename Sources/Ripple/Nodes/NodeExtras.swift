@@ -5,7 +5,7 @@
 /// cleanups (while the graph is held).
 ///
 /// Not a field of the node: a word in every node for what few of them have would take each kind one malloc size
-/// class up (a derivation of a word 96 → 112 bytes, an effect 64 → 80). The node finds its extras
+/// class up (an atom of a word 80 → 96 bytes, a derivation 96 → 112, an effect 64 → 80). The node finds its extras
 /// in `NodeExtrasTable`, by its address, and says it has some with a trait (`createdWithExtras`: the label, the
 /// isolation and the scheduler, fixed at creation) and a mark (`hasExtras`: anything, set while the graph is held).
 final class NodeExtras {

@@ -15,10 +15,10 @@ public enum SwiftRuntimeFloor {
     /// The body type of `derive(_:)` and `Effect.init(_:)` (`@isolated(any)` keeps the isolation in the context).
     typealias Body<T> = @isolated(any) @Sendable () -> T
 
-    /// Takes an `AtomObject<Int>`'s heap block: the header and 72 bytes.
+    /// Takes an `AtomObject<Int>`'s heap block: the header and 56 bytes.
     final class AtomStandIn: Sendable {
         let value: Int
-        let words: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let words: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
         init(_ value: Int) { self.value = value }
     }
 

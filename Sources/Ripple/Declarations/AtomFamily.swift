@@ -58,7 +58,7 @@ public final class AtomFamily<Key: Hashable & Sendable, Value>: Sendable {
         return install(key, in: runtime, hooks: hooks) {
             runtime.creatingInstance {
                 let node = AtomObject(
-                    initial: currentBody(for: key, in: runtime)(), equals: declaration.equals,
+                    initial: currentBody(for: key, in: runtime)(), equality: declaration.atomEquality.forAnAtom(),
                     label: declaration.memberLabel(for: key), fileID: declaration.fileID, line: declaration.line)
                 hooks.atomMade?(node)
                 return node

@@ -10,6 +10,9 @@ struct Declaration<Value, Body: Sendable, Hooks: Sendable> {
     let body: Body
     /// Whether two values are the same for readers; nil: every change counts.
     let equals: ((Value, Value) -> Bool)?
+    /// `equals` as an atom instance takes it (`forAnAtom()`): a closure with a context is boxed once, here, rather
+    /// than once per instance.
+    let atomEquality: SharedAtomEquality<Value>
     /// Whether each runtime keeps the instances for its lifetime.
     let keepAlive: Bool
     let lifecycle: Hooks
@@ -25,6 +28,7 @@ struct Declaration<Value, Body: Sendable, Hooks: Sendable> {
         index = DeclarationIndex.next()
         self.body = body
         self.equals = equals
+        self.atomEquality = SharedAtomEquality(equals)
         self.keepAlive = keepAlive
         self.lifecycle = lifecycle
         self.explicitLabel = label

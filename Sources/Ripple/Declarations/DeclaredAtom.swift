@@ -52,8 +52,8 @@ public final class DeclaredAtom<Value>: Sendable {
         install(in: runtime) {
             runtime.creatingInstance {
                 let node = AtomObject(
-                    initial: currentBody(in: runtime)(), equals: declaration.equals, label: declaration.explicitLabel,
-                    fileID: declaration.fileID, line: declaration.line)
+                    initial: currentBody(in: runtime)(), equality: declaration.atomEquality.forAnAtom(),
+                    label: declaration.explicitLabel, fileID: declaration.fileID, line: declaration.line)
                 declaration.lifecycle.atomMade?(node)
                 return node
             }

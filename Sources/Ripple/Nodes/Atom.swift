@@ -49,7 +49,7 @@ public struct Atom<Value> {
     public init(wrappedValue: Value, label: String? = nil, fileID: String = #fileID, line: Int = #line)
     where Value: Equatable {
         projectedValue = AtomObject(
-            initial: wrappedValue, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+            initial: wrappedValue, equality: .equatable, label: label, fileID: fileID, line: line)
     }
 
     /// Creates the atom with the property's initial value and your own equality, for values that are not

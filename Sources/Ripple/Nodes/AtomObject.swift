@@ -46,24 +46,36 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     @usableFromInline @exclusivity(unchecked) var committed: Value
     /// The value the atom was created with: what ``reset()`` writes back.
     private let initial: Value
-    /// The atom's equality; `{ _, _ in false }` when every write and every commit is a change. Not optional: a
-    /// non-optional closure stored in a `let` is called without retaining its context.
-    @usableFromInline let equals: (Value, Value) -> Bool
+    /// The atom's equality, in one word (`AtomEquality`): `==`, never equal (every write and every commit is a
+    /// change), or the atom's own closure: its function alone when it has no context, else a box the atom owns
+    /// (released by the deinit).
+    @usableFromInline let equality: AtomEquality<Value>
 
-    /// Every atom: `equals` nil means every write is a change. Named apart from the public initializers so that
-    /// `AtomObject(value, equals: ...)` resolves to them. The value and `equals` are consumed: the caller's copies
-    /// become the node's.
+    /// An atom with an equality closure: `equals` nil means every write is a change. Named apart from the public
+    /// initializers so that `AtomObject(value, equals: ...)` resolves to them. The value and `equals` are consumed:
+    /// the caller's copies become the node's.
     @usableFromInline
-    init(
+    convenience init(
         initial value: consuming Value, equals: consuming ((Value, Value) -> Bool)?, label: String?,
         fileID: consuming String, line: Int
+    ) {
+        // Not `equals.map(...) ?? ...`: passing the closure through generic code wraps it in reabstraction thunks.
+        let equality: AtomEquality<Value>
+        if let equals = consume equals { equality = AtomEquality(equals) } else { equality = .never }
+        self.init(initial: value, equality: equality, label: label, fileID: fileID, line: line)
+    }
+
+    /// Every atom. The value is consumed: the caller's copy becomes the node's; so is the box made for `equality`
+    /// if it has one (`AtomEquality.init(_:)`), which the atom releases.
+    @usableFromInline
+    init(
+        initial value: consuming Value, equality: AtomEquality<Value>, label: String?, fileID: consuming String,
+        line: Int
     ) {
         latest = copy value
         committed = copy value
         initial = consume value
-        // Not `equals ?? ...`: passing the closure through the generic `??` wraps it in two reabstraction thunks,
-        // two allocations per atom.
-        if let equals = consume equals { self.equals = equals } else { self.equals = { _, _ in false } }
+        self.equality = equality
         // A value of plain bytes: the commit callback makes the common commit itself (`commitFromCallback`).
         super.init(
             runtime: .current, extras: .labeled(label), fileID: fileID, line: line,
@@ -144,8 +156,10 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     deinit {
         // Out of the graph before `latest` and `committed` go: until then another thread's flush may commit this
-        // atom for a `values` observer, which does not keep it alive.
+        // atom for a `values` observer, which does not keep it alive. (And before the equality's box goes: that
+        // commit may compare.)
         leaveGraphBeforeFreeing()
+        equality.release()
     }
 
     /// The atom's value.
@@ -243,7 +257,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// write (the setter of ``value``, `update`), which is specialized where the value type is known.
     @inlinable @inline(__always)
     func store(_ next: Value) {
-        if equals(latest, next) { return }
+        if equality.areEqual(latest, next) { return }
         // Plain bytes: the first write since the commit brings `committed` up to date (see there); specialized,
         // a load and a store.
         if !committedIsCurrent { committed = latest }
@@ -350,7 +364,7 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     override var isSkippedBySnapshots: Bool { flags & AtomFlags.notRestorable != 0 }
 
     override func captureValue() -> CapturedValue? {
-        isSkippedBySnapshots ? nil : CapturedAtomValue(latest, equals: equals)
+        isSkippedBySnapshots ? nil : CapturedAtomValue(latest, equals: equality.closure())
     }
 
     override func restoreValue(_ captured: CapturedValue) {
@@ -402,23 +416,23 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     /// The commit after several writes, or none that this object saw: compares the value readers saw with the
-    /// latest one. Generic code (the engine reaches it through the class): `equals(committed, latest)` would copy
+    /// latest one. Generic code (the engine reaches it through the class): `areEqual(committed, latest)` would copy
     /// both values into temporaries first. `equals` must not touch the graph, so nothing writes them while it
     /// runs.
     @inline(never)
     private func commitComparingValues() -> Bool {
         if !committedIsCurrent { committed = latest }
-        let changed = !AtomObject.compare(&committed, &latest, by: equals)
+        let changed = !AtomObject.compare(&committed, &latest, by: equality)
         // A declared instance's reset may have marked it unwritten since the write this commit sees: kept.
         pendingWrites &= AtomPendingWrites.unwrittenDeclaration
         committed = latest
         return changed
     }
 
-    /// `equals(a, b)`, with the values borrowed where they are.
+    /// `equality.areEqual(a, b)`, with the values borrowed where they are.
     @inline(__always)
-    private static func compare(_ a: inout Value, _ b: inout Value, by equals: (Value, Value) -> Bool) -> Bool {
-        equals(a, b)
+    private static func compare(_ a: inout Value, _ b: inout Value, by equality: AtomEquality<Value>) -> Bool {
+        equality.areEqual(a, b)
     }
 
     override func externalMutation() {
@@ -486,7 +500,7 @@ extension AtomObject where Value: Equatable {
     /// Threading: from any thread. Lifetime: as for `atom(_:label:fileID:line:)`.
     @inlinable
     public convenience init(_ value: Value, label: String? = nil, fileID: String = #fileID, line: Int = #line) {
-        self.init(initial: value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+        self.init(initial: value, equality: .equatable, label: label, fileID: fileID, line: line)
     }
 }
 
@@ -545,7 +559,7 @@ extension AtomObject: @unchecked Sendable where Value: Sendable {}
 public func atom<T: Equatable>(
     _ value: T, label: String? = nil, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {
-    AtomObject(initial: value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line)
+    AtomObject(initial: value, equality: .equatable, label: label, fileID: fileID, line: line)
 }
 
 /// Creates an atom holding `value`, compared with your own equality.

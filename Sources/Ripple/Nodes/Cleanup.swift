@@ -67,15 +67,3 @@ private func cleanupOutsideBody() -> Never {
         """
     )
 }
-
-/// Runs and forgets `cleanups` in registration order, without recording reads, including those registered while
-/// they run: what effects and derivations do before their next run. Called while `graph` is held.
-func runCleanups(_ cleanups: inout [() -> Void], in graph: OpaquePointer) {
-    _ = rp_untracked_begin(graph)
-    while !cleanups.isEmpty {
-        let pending = cleanups
-        cleanups = []
-        for cleanup in pending { cleanup() }
-    }
-    _ = rp_untracked_end(graph)
-}

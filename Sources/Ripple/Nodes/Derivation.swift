@@ -47,8 +47,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
 
     /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).
     @usableFromInline @exclusivity(unchecked) var hasValue = false
-    /// Whether a compute must do more than run `recompute`: check the body's isolation (the node has extras) or
-    /// run the cleanups the last run registered. One flag, so that the common compute tests one byte.
+    /// Whether a compute must do more than run `recompute`: check the body's isolation (`isBoundToActor`) or
+    /// run the cleanups the last run registered (`hasCleanups`). One flag, so that the common compute tests one byte.
     /// Kept in step with `readerRetention` (`.retainedDirectCompute` only while false), which the engine's compute
     /// callback tests instead: set, it takes the derivation off the callback's common path; cleared, it puts a
     /// derivation its readers retain back on it (as does `compute(host:changed:)`, for one they have just
@@ -80,9 +80,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
             return UnsafeMutablePointer(bitPattern: UInt(truncatingIfNeeded: storage.0)).unsafelyUnwrapped
         }
     }
-    /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (32),
+    /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (24),
     /// and the two closures (32), none of which depends on `Value`. `init` checks it.
-    @inlinable static var storageOffset: Int { 80 }
+    @inlinable static var storageOffset: Int { 72 }
     /// A cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an `Array`, a
     /// reference, a small struct), or the address of the memory that holds a larger one, in the first word: most
     /// derivations keep their value in the object itself, which saves an allocation when the derivation is
@@ -90,9 +90,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// that address: only through `cached`, bound to `Value`. The address is set once, in `init`, before the node
     /// is shared.
     @usableFromInline @exclusivity(unchecked) var storage: (UInt64, UInt64) = (0, 0)
-    /// Cleanups registered by the last run (``onCleanup(_:)-37wcr``), in registration order: they run before
-    /// the next run and when the derivation is freed. Touched while the graph is held, and by the deinit.
-    @exclusivity(unchecked) private var cleanups: [() -> Void] = []
+    // Cleanups registered by the last run (``onCleanup(_:)-37wcr``) are kept in the node's extras
+    // (`RippleNode.appendCleanup(_:)`): few derivations register any, and a word here would take every derivation
+    // of a word from a 96-byte block to a 112-byte one.
 
     /// Every derivation. The closures and the runtime are consumed: the caller's references become the node's.
     /// The isolation is consumed too, and goes once the extras are made: destroyed only when `init` ends, it would
@@ -115,7 +115,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if !Derivation.fitsInline { storage = (UInt64(UInt(bitPattern: Derivation.allocateCache())), 0) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
-        needsPreparing = extras != nil  // no reader yet: nothing to keep in step
+        needsPreparing = !(extras?.isolation.isNone ?? true)  // no reader yet: nothing to keep in step
         super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, hasDirectCallbacks: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
@@ -172,7 +172,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // Out of the graph first: until then another thread's flush may re-validate this derivation for a `values`
         // observer (which does not keep it alive), and a compute writes `cached`.
         leaveGraphBeforeFreeing()
-        for cleanup in cleanups { cleanup() }
+        if hasCleanups { for cleanup in takeCleanups() { cleanup() } }
         if hasValue { cached.deinitialize(count: 1) }
         if !Derivation.fitsInline { Derivation.deallocateCache(cached) }
     }
@@ -415,15 +415,15 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// Before a run of the body: checks where it runs (an isolated body), then runs the last run's cleanups.
     @inline(never)
     private func prepare() {
-        if hasExtras { checkIsolation() }
-        if !cleanups.isEmpty {
-            Ripple.runCleanups(&cleanups, in: graph)
-            prepares = hasExtras
+        if isBoundToActor { checkIsolation() }
+        if hasCleanups {
+            runCleanups()
+            prepares = isBoundToActor
         }
     }
 
     override func register(cleanup: @escaping () -> Void) -> Bool {
-        cleanups.append(cleanup)
+        appendCleanup(cleanup)
         prepares = true
         return true
     }

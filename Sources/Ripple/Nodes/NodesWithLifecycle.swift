@@ -31,7 +31,7 @@
 public func atom<T: Equatable>(
     _ value: T, label: String? = nil, lifecycle: Lifecycle<T>, fileID: String = #fileID, line: Int = #line
 ) -> AtomObject<T> {
-    AtomObject(initial: value, equals: { $0 == $1 }, label: label, fileID: fileID, line: line).starting(lifecycle)
+    AtomObject(initial: value, equality: .equatable, label: label, fileID: fileID, line: line).starting(lifecycle)
 }
 
 /// Creates an atom holding `value`, compared with your own equality, with lifecycle hooks (see

@@ -67,63 +67,109 @@ public class RippleNode {
     var line: Int { creationPlace.line }
 
     /// The label given at creation, if any.
-    var explicitLabel: String? { extras?.label }
+    var explicitLabel: String? { has(.createdWithExtras) ? NodeExtrasTable.extras(of: self).label : nil }
 
     /// For the instance of a declaration, what ties it to the declaration (its deinit takes the instance out of
     /// the runtime's store); nil for every other node. Set once, before the node is shared, while the graph is
     /// held (`attach(declaredInstance:lifecycle:)`): inspection, which lists every live node and reads its label,
-    /// may already reach it.
+    /// may already reach it. Read while the graph is held.
     var declaredInstance: DeclaredInstanceRecord? { extras?.declaredInstance }
 
     /// The record of the node's ``Lifecycle`` hooks, for a node made with one (a declaration's instance whose
     /// declaration has hooks, `atom(_:lifecycle:)`, `derive(lifecycle:_:)`); nil for every other node. Set once,
-    /// with `declaredInstance`, before the node is shared.
+    /// with `declaredInstance`, before the node is shared. Read while the graph is held.
     final var lifecycle: InstanceLifecycle? { extras?.lifecycle }
 
     /// Sets `declaredInstance` and `lifecycle`, before the node is shared: kept in the node's extras, made here if
     /// it has none (a node without hooks or a declaration pays nothing for them).
     final func attach(declaredInstance record: DeclaredInstanceRecord?, lifecycle: InstanceLifecycle?) {
         exclusively {
-            if extras == nil { extras = NodeExtras(label: nil, isolation: .none, scheduler: nil) }
-            let extras = extras.unsafelyUnwrapped
+            let extras = extrasMadeIfNone()
             extras.declaredInstance = record
             extras.lifecycle = lifecycle
         }
     }
 
     /// The write observer attached to this atom (AtomObject+WriteObserver.swift); nil for every other node. Set
-    /// while the graph is held (inspection may read `extras` then), read by the atom's writes, which hold it too.
+    /// while the graph is held (inspection may read the extras then), read by the atom's writes, which hold it too.
     var writeObserver: AtomWriteObserver? {
         get { extras?.writeObserver }
-        set {
-            if let extras {
-                extras.writeObserver = newValue
-            } else {
-                extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
-                extras.unsafelyUnwrapped.writeObserver = newValue
-            }
-        }
+        set { extrasMadeIfNone().writeObserver = newValue }
     }
 
     /// The actor the node's body was created on, where it runs only; `.none` for a body that may run anywhere
-    /// (the common case) and for nodes without a body. Immutable.
-    final var isolation: BodyIsolation { extras?.isolation ?? .none }
+    /// (the common case) and for nodes without a body. Immutable: the main actor is a trait, another actor is
+    /// kept in the extras.
+    final var isolation: BodyIsolation {
+        if has(.mainActorBody) { return .mainActor }
+        if has(.actorBody) { return NodeExtrasTable.extras(of: self).isolation }
+        return .none
+    }
+
+    /// Whether the node's body was created on an actor (the main actor or another), where it runs only: when
+    /// false, it may run anywhere, with no check. Immutable.
+    final var isBoundToActor: Bool {
+        lineAndTraits & (Traits.mainActorBody.rawValue | Traits.actorBody.rawValue) != 0
+    }
 
     /// Where a deferred effect's runs go; nil for every other node. Immutable.
-    final var scheduler: (any EffectScheduler)? { extras?.scheduler }
+    final var scheduler: (any EffectScheduler)? {
+        has(.createdWithExtras) ? NodeExtrasTable.extras(of: self).scheduler : nil
+    }
 
-    /// Whether the node has any of the rare settings kept in `extras` (a label, an isolation, a scheduler, a
-    /// declaration's record): when false, the node's body may run anywhere, with no check.
-    final var hasExtras: Bool { extras != nil }
+    /// Whether the node has extras (`NodeExtras`: a label, an isolation, a scheduler, a declaration's record,
+    /// lifecycle hooks, a write observer, cleanups). Read while the graph is held, or by the deinit.
+    final var hasExtras: Bool { marks & NodeMarks.hasExtras != 0 }
 
-    /// What few nodes have (a label, an actor-bound body, a scheduler, a declaration's record, lifecycle hooks), in
-    /// one object: a node without them (the common case) pays one word. Set in `init`, and by
-    /// `attach(declaredInstance:lifecycle:)` (while the graph is held, before the node is shared).
-    @exclusivity(unchecked) private var extras: NodeExtras?
+    /// The node's extras, if it has any (see `NodeExtras`: they are kept in `NodeExtrasTable`, not in the node).
+    /// Read while the graph is held, or by the deinit.
+    private var extras: NodeExtras? { hasExtras ? NodeExtrasTable.extras(of: self) : nil }
 
-    // The fields below come last, smallest last, so that the node ends unaligned (46 bytes) and a subclass's first
+    /// The node's extras, made (and added to the table) if it has none. Called while the graph is held, or before
+    /// the node is shared.
+    private func extrasMadeIfNone() -> NodeExtras {
+        if hasExtras { return NodeExtrasTable.extras(of: self) }
+        let extras = NodeExtras(label: nil, isolation: .none, scheduler: nil)
+        NodeExtrasTable.add(extras, for: self)
+        marks |= NodeMarks.hasExtras
+        return extras
+    }
+
+    /// Whether cleanups registered by the last run of the node's body wait (see `appendCleanup(_:)`). Read while
+    /// the graph is held, or by the deinit.
+    final var hasCleanups: Bool { marks & NodeMarks.hasCleanups != 0 }
+
+    /// Keeps `cleanup`, registered by the running body, to run before the next run (`runCleanups()`) or when the
+    /// node stops (`takeCleanups()`), in the node's extras (made if it has none). Called while the graph is held.
+    final func appendCleanup(_ cleanup: @escaping () -> Void) {
+        extrasMadeIfNone().cleanups.append(cleanup)
+        marks |= NodeMarks.hasCleanups
+    }
+
+    /// Takes the waiting cleanups out of the node, which no longer has any. Called while the graph is held, or by
+    /// the deinit.
+    final func takeCleanups() -> [() -> Void] {
+        guard hasCleanups else { return [] }
+        marks &= ~NodeMarks.hasCleanups
+        let extras = NodeExtrasTable.extras(of: self)
+        defer { extras.cleanups = [] }
+        return extras.cleanups
+    }
+
+    /// Runs and forgets the waiting cleanups in registration order, without recording reads, including those
+    /// registered while they run: what effects and derivations do before their next run. Called while the graph
+    /// is held.
+    final func runCleanups() {
+        _ = rp_untracked_begin(graph)
+        while hasCleanups {
+            for cleanup in takeCleanups() { cleanup() }
+        }
+        _ = rp_untracked_end(graph)
+    }
+
+    // The fields below come last, smallest last, so that the node ends unaligned (38 bytes) and a subclass's first
     // two flags fill the rest of the word (an atom's, a derivation's, an effect's): with them an atom holding a word
-    // takes 88 bytes, an effect 72, each one malloc size class below what a word more would cost.
+    // takes 72 bytes, a derivation 88, an effect 56, each the most of its malloc size class (80, 96 and 64 bytes).
 
     /// The engine's handle without its graph tag, which is the runtime's (`handle` puts them together): the slot in
     /// the low half, the generation in the high half. Set once, when the node is created: for an effect, by its
@@ -159,8 +205,15 @@ public class RippleNode {
         /// a derivation is never run or committed, an effect never computed or committed, an atom never computed
         /// or run.
         static let directCallbacks = Traits(rawValue: 1 << 28)
+        /// The node was created with extras (`NodeExtras`: a label, an isolation or a scheduler), which
+        /// `NodeExtrasTable` keeps until its deinit.
+        static let createdWithExtras = Traits(rawValue: 1 << 27)
+        /// The node's body was created on the main actor (`BodyIsolation.mainActor`), where it runs only.
+        static let mainActorBody = Traits(rawValue: 1 << 26)
+        /// The node's body was created on another actor, kept in its extras (`BodyIsolation.actor`).
+        static let actorBody = Traits(rawValue: 1 << 25)
         /// The bits below the traits, which keep the number of the node's creation place (`CreationSites`).
-        static let siteMask: UInt32 = (1 << 28) - 1
+        static let siteMask: UInt32 = (1 << 25) - 1
     }
 
     /// Whether the node was created with `trait`.
@@ -185,7 +238,14 @@ public class RippleNode {
     final var isRetainedByReaders: Bool { readerRetention != .none }
 
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
-    @exclusivity(unchecked) var isDisposed = false
+    var isDisposed: Bool {
+        get { marks & NodeMarks.disposed != 0 }
+        set { marks = newValue ? marks | NodeMarks.disposed : marks & ~NodeMarks.disposed }
+    }
+
+    /// What may change about the node (`NodeMarks`), in one byte. Touched only while the graph is held, in `init`
+    /// and by the deinit.
+    @exclusivity(unchecked) private var marks: UInt8 = 0
 
     /// The name of this node in trap messages: the label given at creation, else `"<fileID>:<line>"` of the place
     /// where it was created.
@@ -247,16 +307,31 @@ public class RippleNode {
         if ownsRuntime { traits.insert(.ownsRuntime) }
         if retainsWhileWatched { traits.insert(.retainsWhileWatched) }
         if isValuesObserver { traits.insert(.valuesObserver) }
+        if let extras {
+            traits.insert(.createdWithExtras)
+            switch extras.isolation {
+            case .none: break
+            case .mainActor: traits.insert(.mainActorBody)
+            case .actor: traits.insert(.actorBody)
+            }
+        }
         self.lineAndTraits = CreationSites.number(fileID: fileID, line: max(line, 0)) | traits.rawValue
-        self.extras = extras
         if ownsRuntime { _ = Unmanaged.passRetained(runtime) }
         _ = consume runtime
+        if let extras = consume extras {
+            NodeExtrasTable.add(extras, for: self)
+            marks = NodeMarks.hasExtras
+        }
     }
 
     deinit {
         leaveGraphBeforeFreeing()
+        // Out of the table before the memory can be reused; let go of after the runtime, as a stored property would
+        // be (their deinit takes a declared instance out of its store and queues a `released` hook).
+        let extras = hasExtras ? NodeExtrasTable.remove(for: self) : nil
         // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
         if ownsRuntime { Unmanaged.passUnretained(unownedRuntime).release() }
+        _ = extras
     }
 
     /// Removes the node from the graph at the start of a deinit, before the subclass frees anything its callbacks
@@ -632,45 +707,14 @@ public class RippleNode {
     }
 }
 
-/// What few nodes have, kept out of the node itself: the label given at creation (``RippleNode/label``), the actor
-/// an actor-bound body runs on, a deferred effect's scheduler, for the instance of a declaration its record, and
-/// for a node made with a ``Lifecycle`` the record of its hooks, and an atom's write observer. Written only before
-/// the node is shared, but the write observer (while the graph is held).
-final class NodeExtras {
-    let label: String?
-    let isolation: BodyIsolation
-    let scheduler: (any EffectScheduler)?
-    var declaredInstance: DeclaredInstanceRecord?
-    var lifecycle: InstanceLifecycle?
-    /// An atom's write observer (AtomObject+WriteObserver.swift): a persisted atom's way to its storage.
-    var writeObserver: AtomWriteObserver?
-
-    init(label: String?, isolation: BodyIsolation, scheduler: (any EffectScheduler)?) {
-        self.label = label
-        self.isolation = isolation
-        self.scheduler = scheduler
-    }
-
-    /// The node is going (its stored properties are destroyed after its deinit has left the graph): the
-    /// declaration's record takes the instance out of its store first, then the hooks' record forgets the node's
-    /// address and queues the release, so that a `released` hook that uses the declaration again finds it gone.
-    deinit {
-        declaredInstance = nil
-        lifecycle?.nodeDidGo()
-    }
-
-    /// The extras of a node without a body: nil unless it has a label.
-    static func labeled(_ label: String?) -> NodeExtras? {
-        guard let label else { return nil }
-        return NodeExtras(label: label, isolation: .none, scheduler: nil)
-    }
-
-    /// The extras of a derivation or of a synchronous effect: nil for an unlabeled body that may run anywhere, the
-    /// common case. (A function rather than a failable initializer, which would allocate the object before failing.)
-    static func forBody(label: String?, isolation: BodyIsolation) -> NodeExtras? {
-        if label == nil, isolation.isNone { return nil }
-        return NodeExtras(label: label, isolation: isolation, scheduler: nil)
-    }
+/// The bits of `RippleNode.marks`.
+enum NodeMarks {
+    /// The node has left the graph (`RippleNode.isDisposed`).
+    static let disposed: UInt8 = 1
+    /// The node has extras, in `NodeExtrasTable` (`RippleNode.hasExtras`).
+    static let hasExtras: UInt8 = 2
+    /// Cleanups registered by the last run of the node's body wait (`RippleNode.hasCleanups`).
+    static let hasCleanups: UInt8 = 4
 }
 
 /// What `RippleNode.readerRetention` says: whether the node's readers retain it and, for a derivation they retain,

@@ -15,24 +15,24 @@ public enum SwiftRuntimeFloor {
     /// The body type of `derive(_:)` and `Effect.init(_:)` (`@isolated(any)` keeps the isolation in the context).
     typealias Body<T> = @isolated(any) @Sendable () -> T
 
-    /// Takes an `AtomObject<Int>`'s heap block: the header and 72 bytes.
+    /// Takes an `AtomObject<Int>`'s heap block: the header and 56 bytes.
     final class AtomStandIn: Sendable {
         let value: Int
-        let words: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+        let words: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
         init(_ value: Int) { self.value = value }
     }
 
-    /// Takes a `Derivation<Int>`'s heap block, its body included: the header, the body and 72 bytes.
+    /// Takes a `Derivation<Int>`'s heap block, its body included: the header, the body and 56 bytes.
     final class DerivationStandIn {
         let body: Body<Int>
-        let words: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let words: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
         init(_ body: @escaping Body<Int>) { self.body = body }
     }
 
-    /// Takes an `Effect`'s heap block, its body included: the header, the body and 40 bytes.
+    /// Takes an `Effect`'s heap block, its body included: the header, the body and 24 bytes.
     final class EffectStandIn {
         let body: Body<Void>
-        let words: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
+        let words: (Int, Int, Int) = (0, 0, 0)
         init(_ body: @escaping Body<Void>) { self.body = body }
     }
 

@@ -1021,7 +1021,10 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = rp_resolve(graph, node, &slot);
-    if (status) return status;
+    if (status) {
+        if (status == RP_ESTALE) rp_savepoint_note_stale_read(graph);
+        return status;
+    }
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
     if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);

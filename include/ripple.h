@@ -547,14 +547,16 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
  *     that ran since (created since, rp_effect_run, rp_effect_update) ran,
  *     and run again when the batch ends, from the values restored. A node that was
  *     already stale at the begin (a write earlier in the batch) keeps its
- *     marks and may re-validate once more than needed. Asynchronous runs
+ *     marks and may re-validate once more than needed; one that a read
+ *     inside found up to date is recomputed from the restored values. Asynchronous runs
  *     started or resolved since are not undone.
  *   - Release: keeps everything; the savepoint's journal becomes part of the
  *     enclosing savepoint's, or, for the outermost, is emptied (the host's
  *     copies are dropped through callbacks.restore).
  *
  * Cost: a graph with no savepoint open pays one test of a counter per write
- * and invalidation (and none per batch end). Inside one, each write walks what it reaches
+ * and invalidation, and per node a re-validation finds up to date (none per
+ * batch end). Inside one, each write walks what it reaches
  * (every node downstream, once per write); the journals grow geometrically
  * and are kept for the next savepoint, so a warm graph allocates nothing
  * (RP_ENOMEM, marking nothing, from a write whose journal cannot grow). */

@@ -428,6 +428,13 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             if (flags & RP_F_DIRTY) goto recompute;
             flags &= keep;
             rec->flags = flags;
+            /* Inside a savepoint, a computed found up to date changed state as
+             * a run would (stale at the begin, up to date from its values):
+             * its journal entry must say so, "late" (savepoint.c). */
+            if (__builtin_expect(graph->savepoint_count != 0, 0) && rec->kind == RP_KIND_COMPUTED) {
+                stamp = ++graph->stamp;
+                rec->run_stamp = stamp;
+            }
             if (top == base) {
                 graph->stack_top = base;
                 /* The flush's walk: an effect found clean and done with

@@ -52,6 +52,12 @@
  * and miss the change); a stale one marks its readers, as a write would.
  * The readers of a lost node thus run once, at worst once more than needed.
  *
+ * A computed that a read re-validates while a savepoint is open gets a new
+ * run stamp, as a run would give it (propagation.c): it was stale, and is up
+ * to date from the savepoint's values. A write that reaches it later, or the
+ * rollback's walk (step 0), then journals it as "late", and the rollback
+ * recomputes it; its flags then were not its state at the begin.
+ *
  * Scratch marks: the walks use RP_F_SEEN and clear it before returning; the
  * rollback uses it for "restored from the host's copy" and clears it too,
  * and a lossy one, which restores no copy, for the lost nodes of step 4.

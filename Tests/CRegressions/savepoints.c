@@ -403,6 +403,62 @@ static void revalidated_inside(void) {
     th_done(&w);
 }
 
+/* A derivation stale at the begin (a write from before) that a read inside
+ * re-validates: a run inside links the node it reads (x) to the source
+ * written (b), and the read that ran it finds y unchanged (x gives 5 again,
+ * from b's value inside). y's journal entry then said "up to date": taken
+ * for its state at the begin, with the host's copy of its 5 when a second
+ * write reaches it (`written_again`), else when the rollback's walk reaches
+ * it. The rollback's recompute of z read y's 5 beside b's 1 restored (6),
+ * though x is 1 again (the fuzzer's "read as", with no disposal). Now the
+ * re-validation gives y a run stamp, as a run would: the rollback recomputes
+ * it (1) before z reads it, and the effect that reads it runs once. */
+static void revalidated_before_a_write_reached_it(bool written_again) {
+    harness_begin(written_again ? "a derivation re-validated inside, then reached by a write"
+                                : "a derivation re-validated inside, below an edge made inside");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 0);
+    th_node_t *b = th_source(&w, "b", 1);
+    th_node_t *k = th_source(&w, "k", 5);
+    th_node_t *x = th_prepare(&w, "x", RP_KIND_COMPUTED, th_pick, 0, a, b);
+    x->in[2] = k;
+    CHECK_ST(th_create(&w, x), RP_OK);
+    th_node_t *y = th_computed(&w, "y", th_sum, 0, x, NULL);
+    th_node_t *z = th_computed(&w, "z", th_sum, 0, y, b);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, y, NULL);
+    CHECK_EQ(th_read(&w, z), 6);
+    CHECK_EQ(e->value, 5);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, b, 5);
+    (void)th_take_log(&w);
+    CHECK_EQ(th_read(&w, z), 10);
+    CHECK_STR(th_take_log(&w), "x z"); /* y re-validated, not recomputed */
+    if (written_again) {
+        th_write(&w, b, 6);
+        CHECK_EQ(th_read(&w, z), 12);
+        CHECK_STR(th_take_log(&w), "x y z");
+    }
+    b->pending = 1; /* the host stores back b's value */
+    b->value = 1;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_STR(th_take_log(&w), "z y x"); /* z's read of y recomputes y, whose read of x recomputes x */
+    CHECK_EQ(y->value, 1);
+    CHECK_EQ(z->value, 2);
+    CHECK_EQ(applied, 0);
+    CHECK(th_check(&w));
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), "e");
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 1);
+    CHECK_EQ(th_read(&w, z), 2);
+    CHECK_STR(th_take_log(&w), "");
+    th_done(&w);
+}
+
 /* A node disposed inside the savepoint stays disposed: its readers lost it
  * for good, so the rollback keeps the marks the disposal gave them (and their
  * readers'), and an effect among them runs at the batch's end. `depth` 1: one
@@ -768,6 +824,8 @@ int main(void) {
     committed_inside();
     invalidated_inside();
     revalidated_inside();
+    revalidated_before_a_write_reached_it(false);
+    revalidated_before_a_write_reached_it(true);
     for (int depth = 1; depth <= 3; depth++) {
         disposed_inside(depth, false);
         disposed_inside(depth, true);

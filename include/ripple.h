@@ -532,27 +532,31 @@ rp_status_t rp_batch_end(rp_graph_t *graph);
  *     reached gets its marks back, effects queued since are no longer queued
  *     (they do not run for it), a computed recomputed since gets its value
  *     back from the host's copy (callbacks.restore, with `apply`), or, when
- *     there is no copy or it read other nodes since, is recomputed from the
+ *     there is no copy, it read other nodes since, or a node was disposed
+ *     since the begin (the copies are then dropped), is recomputed from the
  *     restored values; a source written since that was up to date at the
  *     begin is committed (callbacks.commit, its answer ignored: the value
  *     restored is the one its readers saw). Who restores what: the host, the
  *     sources' values and its copies of computed values; the engine, every
  *     mark, the queue and the edges. Neither a tracer nor an effect sees any
  *     of it. Nodes created since the begin stay (their values are recomputed
- *     from the restored values); nodes disposed since stay freed, and their
- *     readers, which lost them for good, stay marked (with their readers:
- *     each re-validates or runs again, at worst once more than needed); effects
+ *     from the restored values); nodes disposed since stay freed, and what
+ *     read them at the begin or since, directly or not, lost them for good:
+ *     it is recomputed, or stays marked (each re-validates or runs again, at
+ *     worst once more than needed); effects
  *     that ran since (created since, rp_effect_run, rp_effect_update) ran,
  *     and run again when the batch ends, from the values restored. A node that was
  *     already stale at the begin (a write earlier in the batch) keeps its
- *     marks and may re-validate once more than needed. Asynchronous runs
+ *     marks and may re-validate once more than needed; one that a read
+ *     inside found up to date is recomputed from the restored values. Asynchronous runs
  *     started or resolved since are not undone.
  *   - Release: keeps everything; the savepoint's journal becomes part of the
  *     enclosing savepoint's, or, for the outermost, is emptied (the host's
  *     copies are dropped through callbacks.restore).
  *
  * Cost: a graph with no savepoint open pays one test of a counter per write
- * and invalidation (and none per batch end). Inside one, each write walks what it reaches
+ * and invalidation, and per node a re-validation finds up to date (none per
+ * batch end). Inside one, each write walks what it reaches
  * (every node downstream, once per write); the journals grow geometrically
  * and are kept for the next savepoint, so a warm graph allocates nothing
  * (RP_ENOMEM, marking nothing, from a write whose journal cannot grow). */

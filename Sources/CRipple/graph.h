@@ -92,9 +92,10 @@ enum {
     RP_F_WEAK_READS = 1u << 12,
     RP_F_WATCHED_BY_WEAK = 1u << 13,
     RP_F_JOURNALED = 1u << 14, /* its state is in the innermost savepoint's journal (savepoint.c) */
-    /* A node it read was disposed while a savepoint was open: a rollback keeps
-     * the marks that disposal gave it (savepoint.c). Cleared when the
-     * outermost savepoint closes. */
+    /* A node it read was disposed while a savepoint was open, or a rollback's
+     * recompute found a node it reads disposed (RP_ESTALE): a rollback keeps
+     * the marks that disposal gave it, and marks what it reaches (savepoint.c).
+     * Cleared when the outermost savepoint closes. */
     RP_F_LOST_DEP = 1u << 15,
 };
 
@@ -221,6 +222,7 @@ typedef struct rp_savepoint_frame {
     uint64_t order;         /* graph->next_order at the begin: later nodes are its own */
     uint32_t batch_depth;   /* the explicit batches open at the begin */
     uint32_t active;        /* the node in progress at the begin (RP_NO_SLOT: none) */
+    bool disposed;          /* a node was freed since the begin (here or in a savepoint nested in it) */
 } rp_savepoint_frame_t;
 
 typedef struct rp_unwatch {
@@ -385,6 +387,9 @@ struct rp_graph {
     uint32_t *journal_walk;       /* the journal's walks' queue of slots */
     size_t journal_walk_capacity;
     bool savepoint_lost_deps;     /* some node has RP_F_LOST_DEP */
+    /* A rollback after a disposal is recomputing: a read of a freed node marks
+     * its reader RP_F_LOST_DEP (rp_savepoint_note_stale_read). */
+    bool savepoint_recomputing;
 };
 
 static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
@@ -757,6 +762,15 @@ rp_status_t rp_async_check_cycle(rp_graph_t *graph, uint32_t slot, uint32_t targ
  * change may reach, before it is marked. RP_ENOMEM, nothing marked, when the
  * journal cannot grow. */
 rp_status_t rp_savepoint_note_change(rp_graph_t *graph, uint32_t slot, bool written);
+/* A read found its node freed (RP_ESTALE): while a rollback recomputes, the
+ * reader lost a node it read at the savepoint's begin (savepoint.c). Cold: a
+ * read of a freed node is a failure already. */
+static inline void rp_savepoint_note_stale_read(rp_graph_t *graph) {
+    if (__builtin_expect(graph->savepoint_recomputing, 0) && graph->active_rec != NULL && !graph->untracked_depth) {
+        graph->active_rec->flags |= RP_F_LOST_DEP;
+        graph->savepoint_lost_deps = true;
+    }
+}
 /* Frees the savepoints' buffers (rp_graph_destroy). */
 void rp_savepoint_free(rp_graph_t *graph);
 /* scheduler.c: drops the queue's entries of effects no longer QUEUED. */

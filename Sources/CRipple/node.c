@@ -271,6 +271,8 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     /* Readers lose a dependency: for them it changed, as by a write (so a
      * walk in progress keeps its nodes PENDING, see check_dirty). */
     if (rec->nsubs) graph->write_epoch++;
+    /* What read it at a savepoint's begin cannot get its value back (savepoint.c). */
+    if (graph->savepoint_count) graph->savepoints[graph->savepoint_count - 1].disposed = true;
     if (rec->nsubs >= 2) rp_shared_nodes_change(graph, false);
     while (rec->nsubs) {
         rp_edge_t edge = rec->subs[--rec->nsubs];

@@ -428,6 +428,13 @@ static inline __attribute__((always_inline)) rp_check_t check_dirty_as(rp_graph_
             if (flags & RP_F_DIRTY) goto recompute;
             flags &= keep;
             rec->flags = flags;
+            /* Inside a savepoint, a computed found up to date changed state as
+             * a run would (stale at the begin, up to date from its values):
+             * its journal entry must say so, "late" (savepoint.c). */
+            if (__builtin_expect(graph->savepoint_count != 0, 0) && rec->kind == RP_KIND_COMPUTED) {
+                stamp = ++graph->stamp;
+                rec->run_stamp = stamp;
+            }
             if (top == base) {
                 graph->stack_top = base;
                 /* The flush's walk: an effect found clean and done with
@@ -1021,7 +1028,10 @@ rp_status_t rp_node_read(rp_graph_t *graph, rp_node_t node) {
 static rp_status_t read_slow(rp_graph_t *graph, rp_node_t node) {
     uint32_t slot;
     rp_status_t status = rp_resolve(graph, node, &slot);
-    if (status) return status;
+    if (status) {
+        if (status == RP_ESTALE) rp_savepoint_note_stale_read(graph);
+        return status;
+    }
     rp_node_rec_t *rec = rp_rec(graph, slot);
     if (rec->kind == RP_KIND_EFFECT) return RP_EKIND;
     if (rec->flags & RP_F_BUSY) return report_cycle(graph, slot);

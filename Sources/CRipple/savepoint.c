@@ -27,17 +27,40 @@
  *   3. gives every node that was up to date at the begin its marks back
  *      (newest entry first, so the oldest wins), and unqueues the effects;
  *      a node stale at the begin keeps its marks (they may only be more);
+ *      then drops the queue's entries of effects no longer queued (before
+ *      anything below queues one again: an effect has one entry at most);
  *   4. marks dirty, as a write would, what step 2 failed to recompute, and
  *      queues, dirty, the effects that ran since the begin (created since,
  *      or run by rp_effect_run): they saw values the rollback takes back;
+ *      then marks what a disposal since the begin changed for good (below);
  *   5. commits the sources written that are up to date again, so that the
- *      host's committed value is the one restored, and drops the queue's
- *      entries of effects no longer queued.
+ *      host's committed value is the one restored.
  * A node's state is only ever restored to the state its readers saw, so the
  * graph's invariants (graph.h) hold again after the rollback.
  *
+ * A node disposed since the begin (here or in a nested savepoint) stays
+ * freed, so the begin's values of what read it, directly or not, are gone
+ * for good, and a recompute from the values restored need not give them
+ * back. Such a rollback ("lossy": the frame's `disposed`) applies no copy
+ * (one could hold a value computed from the node disposed, and a recompute
+ * in step 2 would read it), recomputes instead, and a read of a freed node
+ * by those recomputes marks its reader RP_F_LOST_DEP, as the disposal marked
+ * the nodes that read it then. In step 4 every node downstream of one marked
+ * so is "lost": one that ran since the begin holds a value its readers may
+ * not have seen, so each reader that step 2 did not recompute is marked
+ * DIRTY (a reader only PENDING would compare the next value with this one,
+ * and miss the change); a stale one marks its readers, as a write would.
+ * The readers of a lost node thus run once, at worst once more than needed.
+ *
+ * A computed that a read re-validates while a savepoint is open gets a new
+ * run stamp, as a run would give it (propagation.c): it was stale, and is up
+ * to date from the savepoint's values. A write that reaches it later, or the
+ * rollback's walk (step 0), then journals it as "late", and the rollback
+ * recomputes it; its flags then were not its state at the begin.
+ *
  * Scratch marks: the walks use RP_F_SEEN and clear it before returning; the
- * rollback uses it for "restored from the host's copy" and clears it too.
+ * rollback uses it for "restored from the host's copy" and clears it too,
+ * and a lossy one, which restores no copy, for the lost nodes of step 4.
  */
 #include "graph.h"
 
@@ -243,39 +266,80 @@ static void pop_frame(rp_graph_t *graph) {
     graph->batch_floor = graph->savepoint_count ? graph->savepoints[graph->savepoint_count - 1].batch_depth : 0;
 }
 
-/* Each live node with RP_F_LOST_DEP: `body(graph, slot, rec)`. A walk over
- * every slot, taken only after a disposal inside a savepoint (rare), so that
- * the disposal itself needs no journal entry it might fail to allocate. */
-static void each_lost_dep(rp_graph_t *graph, void (*body)(rp_graph_t *, uint32_t, rp_node_rec_t *)) {
+/* Clears RP_F_LOST_DEP everywhere, once the outermost savepoint closed. A
+ * walk over every slot, taken only after a disposal inside a savepoint (rare),
+ * so that the disposal itself needs no journal entry it might fail to
+ * allocate. */
+static void forget_lost_deps(rp_graph_t *graph) {
     if (!graph->savepoint_lost_deps) return;
-    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
-        rp_node_rec_t *rec = rp_rec(graph, slot);
-        if ((rec->flags & (RP_F_LIVE | RP_F_LOST_DEP)) == (RP_F_LIVE | RP_F_LOST_DEP)) body(graph, slot, rec);
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) rp_rec(graph, slot)->flags &= (uint16_t)~RP_F_LOST_DEP;
+    graph->savepoint_lost_deps = false;
+}
+
+/* RP_F_SEEN on `root` and everything downstream of it, by the edges as they
+ * are now, without going below a node marked already (its walk went there).
+ * The stack is the propagation's: a frame is pushed only when leaving a node
+ * that has more readers to visit, and each node is left so at most once, so
+ * the room kept for a propagation (one frame per node read by two or more)
+ * is enough, and nothing is allocated. */
+static void mark_seen_downstream(rp_graph_t *graph, rp_node_rec_t *root) {
+    root->flags |= RP_F_SEEN;
+    if (root->kind == RP_KIND_EFFECT || root->nsubs == 0) return; /* an effect's `subs` holds flush counts */
+    rp_frame_t *stack = graph->stack;
+    size_t top = graph->stack_top, base = top;
+    const rp_edge_t *edge = root->subs, *end = root->subs + root->nsubs;
+    for (;;) {
+        while (edge != end) {
+            rp_node_rec_t *sub = (edge++)->rec;
+            if (sub->flags & RP_F_SEEN) continue;
+            sub->flags |= RP_F_SEEN;
+            if (sub->kind == RP_KIND_EFFECT || sub->nsubs == 0) continue;
+            if (edge != end) {
+                stack[top].next = edge;
+                stack[top].end = end;
+                top++;
+            }
+            edge = sub->subs;
+            end = sub->subs + sub->nsubs;
+        }
+        if (top == base) return;
+        top--;
+        edge = stack[top].next;
+        end = stack[top].end;
     }
 }
 
-static void forget_lost_dep(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
-    (void)graph;
-    (void)slot;
-    rec->flags &= (uint16_t)~RP_F_LOST_DEP;
-}
-
-/* A reader of a node disposed inside the savepoint, whose readers step 3 may
- * have given the marks from the begin back. Still stale, it marks them again.
- * Brought up to date by step 2 (without the node disposed, its value need not
- * be the one from the begin, and a re-validation would not see that change,
- * made before it), its readers are marked DIRTY: each runs again, at worst
- * once more than needed (ripple.h). A stale effect is queued. */
-static void remark_lost_dep(rp_graph_t *graph, uint32_t slot, rp_node_rec_t *rec) {
-    if (rec->flags & RP_F_BUSY) return;
-    if (rec->kind == RP_KIND_EFFECT) {
-        if ((rec->flags & RP_F_STALE) && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
-            rp_enqueue_marked(graph, slot, rec, (uint16_t)(rec->flags | RP_F_DIRTY));
+/* Step 4 of a lossy rollback (see the top of this file): the nodes
+ * downstream of one with RP_F_LOST_DEP are lost; one that ran since the
+ * savepoint began (`frame`) marks DIRTY each reader not recomputed by step 2
+ * (those ran after `recomputed_from`, from the values as they are now), a
+ * stale one marks its readers, and a stale effect is queued. */
+static void mark_lost_region(rp_graph_t *graph, const rp_savepoint_frame_t *frame, uint64_t recomputed_from) {
+    if (!graph->savepoint_lost_deps) return;
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        rp_node_rec_t *rec = rp_rec(graph, slot);
+        if ((rec->flags & (RP_F_LIVE | RP_F_LOST_DEP | RP_F_SEEN)) == (RP_F_LIVE | RP_F_LOST_DEP)) {
+            mark_seen_downstream(graph, rec);
         }
-    } else if (rec->flags & RP_F_STALE) {
-        rp_propagate(graph, slot);
-    } else {
-        for (uint32_t i = 0; i < rec->nsubs; i++) rp_mark_dirty(graph, rec->subs[i].node);
+    }
+    for (uint32_t slot = 0; slot < graph->nslots; slot++) {
+        rp_node_rec_t *rec = rp_rec(graph, slot);
+        if (!(rec->flags & RP_F_SEEN)) continue;
+        rec->flags &= (uint16_t)~RP_F_SEEN;
+        if (rec->flags & RP_F_BUSY) continue;
+        if (rec->kind == RP_KIND_EFFECT) {
+            if ((rec->flags & RP_F_STALE) && !(rec->flags & (RP_F_QUEUED | RP_F_SCHEDULED))) {
+                rp_enqueue_marked(graph, slot, rec, (uint16_t)(rec->flags | RP_F_DIRTY));
+            }
+        } else if (rec->run_stamp > frame->stamp) {
+            for (uint32_t i = 0; i < rec->nsubs; i++) {
+                const rp_node_rec_t *sub = rec->subs[i].rec;
+                if (computes(sub) && sub->run_stamp > recomputed_from) continue; /* read the value as it is */
+                rp_mark_dirty(graph, rec->subs[i].node);
+            }
+        } else if (rec->flags & RP_F_STALE) {
+            rp_propagate(graph, slot);
+        }
     }
 }
 
@@ -286,15 +350,13 @@ static void close_frame(rp_graph_t *graph, const rp_savepoint_frame_t *frame) {
     graph->written_count = frame->written_start;
     graph->journal_deps_count = frame->deps_start;
     pop_frame(graph);
-    if (graph->savepoint_count == 0) {
-        each_lost_dep(graph, forget_lost_dep);
-        graph->savepoint_lost_deps = false;
-    }
+    if (graph->savepoint_count == 0) forget_lost_deps(graph);
 }
 
 static rp_status_t rollback(rp_graph_t *graph) {
     const rp_savepoint_frame_t frame = graph->savepoints[graph->savepoint_count - 1];
     size_t start = frame.journal_start;
+    bool lossy = frame.disposed; /* see the top of this file */
     rp_status_t result = RP_OK;
     /* 0. What reads made downstream of the sources written, since their writes. */
     for (size_t i = frame.written_start; i < graph->written_count; i++) {
@@ -316,12 +378,15 @@ static rp_status_t rollback(rp_graph_t *graph) {
         if (rec == NULL || rec->kind == RP_KIND_EFFECT || (rec->flags & RP_F_BUSY)) continue;
         rec->flags |= (uint16_t)(entry->flags & RP_F_STALE);
     }
-    /* 1. The host's copies. */
-    if (graph->callbacks.restore != NULL) give_copies_back(graph, &frame, start, true);
+    /* 1. The host's copies (dropped by a lossy rollback). */
+    if (graph->callbacks.restore != NULL) give_copies_back(graph, &frame, start, !lossy);
     /* 2. Recomputed from the values restored: what recomputed since the begin
      * and has no copy. Nobody is told: no tracer, and effects wait for the batch. */
     rp_tracer_t tracer = graph->tracer;
     graph->tracer = NULL;
+    uint64_t recomputed_from = graph->stamp;
+    bool recomputing = graph->savepoint_recomputing; /* a recompute's own savepoint may roll back */
+    graph->savepoint_recomputing = lossy;
     size_t count = graph->journal_count;
     for (size_t i = start; i < count; i++) {
         rp_journal_entry_t *entry = &graph->journal[i];
@@ -341,6 +406,7 @@ static rp_status_t rollback(rp_graph_t *graph) {
         entry->what |= RP_JOURNAL_FAILED;
         if (!result) result = status;
     }
+    graph->savepoint_recomputing = recomputing;
     graph->tracer = tracer;
     /* 3. Marks: each node's first entry, from before the savepoint's first
      * change to it. */
@@ -351,9 +417,13 @@ static rp_status_t rollback(rp_graph_t *graph) {
         if (entry->flags & RP_F_STALE) continue; /* stale at the begin: its marks may only be more */
         rp_node_rec_t *rec = journaled_record(graph, entry->slot, entry->generation);
         if (rec == NULL || (rec->flags & RP_F_BUSY)) continue;
-        if (rec->flags & RP_F_LOST_DEP) continue; /* what it read is gone for good (4c) */
+        if (lossy && (rec->flags & RP_F_LOST_DEP)) continue; /* what it read is gone for good (4c) */
         rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_QUEUED)) | (entry->flags & RP_F_QUEUED));
     }
+    /* The entries of the effects unqueued go now: what follows may queue
+     * them again, which would add a second entry (the queue has room for one
+     * per effect; the fuzzer overflowed it). */
+    rp_queue_drop_unqueued(graph);
     /* 4. What could not be recomputed stays dirty, its readers marked. */
     for (size_t i = start; i < count; i++) {
         const rp_journal_entry_t *entry = &graph->journal[i];
@@ -389,9 +459,12 @@ static rp_status_t rollback(rp_graph_t *graph) {
         }
     }
     /* 4c. A reader of a node disposed since the begin (in this savepoint or
-     * one nested in it) lost it for good: it stays marked, and so does what
-     * reads it, whatever step 3 gave back. */
-    each_lost_dep(graph, remark_lost_dep);
+     * one nested in it) lost it for good: it stays marked, and so does all
+     * that is downstream of it, whatever step 3 gave back (see the top of
+     * this file). A node disposed before the begin (in an enclosing
+     * savepoint) was gone at the begin already: the state this rollback
+     * restores is one without it, as any other. */
+    if (lossy) mark_lost_region(graph, &frame, recomputed_from);
     /* 5. The sources written, up to date again: committed, so that the host's
      * committed value is the one restored (the readers saw it). */
     for (size_t i = frame.written_start; i < graph->written_count; i++) {
@@ -401,8 +474,9 @@ static rp_status_t rollback(rp_graph_t *graph) {
         (void)graph->callbacks.commit(graph->callbacks.host, graph, rp_handle(graph, graph->written[i].slot),
                                       rec->data);
     }
-    rp_queue_drop_unqueued(graph);
     close_frame(graph, &frame);
+    /* The disposal stands: the enclosing savepoint's rollback is lossy too. */
+    if (lossy && graph->savepoint_count) graph->savepoints[graph->savepoint_count - 1].disposed = true;
     return result;
 }
 
@@ -436,6 +510,7 @@ rp_status_t rp_savepoint_release(rp_graph_t *graph, const rp_savepoint_t *savepo
                 entry->what |= RP_JOURNAL_LATE;
             }
         }
+        if (inner->disposed) graph->savepoints[graph->savepoint_count - 2].disposed = true;
         pop_frame(graph);
         return RP_OK;
     }

@@ -57,8 +57,14 @@
  * if the savepoint's writes had never been made; nodes created since stay;
  * a node stale at the begin (or created since) may re-validate once more
  * than needed: after a rollback each node may run once without a reason
- * ("at most": a second one fails the check). Operations dispose nothing
- * while a savepoint is open (see the dispose operation).
+ * ("at most": a second one fails the check; a recompute by the rollback
+ * itself uses it up). Operations dispose nodes inside savepoints too: a
+ * node disposed there stays disposed (it reads as 0 after the rollback, as
+ * before it), and what read it, directly or not, is up to date again from
+ * the values as they are (ripple.h: it "lost them for good: it is
+ * recomputed, or stays marked (each re-validates or runs again, at worst
+ * once more than needed)"): within the same allowance, and every value
+ * read, by the rollback's recomputes too, must be the model's.
  *
  * Bit 6 of the first byte (the one above the modes) has the graph created on
  * a thread that then ends: a graph is biased to its creator, so the
@@ -459,7 +465,8 @@ static void read_section_ended_twice(int id)
 static void require_reason_to_run(model_node_t *n, const read_entry_t *before, int count, const char *what)
 {
     /* ripple.h: a rollback may leave a node that was stale at the begin (or
-     * created since) to re-validate once more than needed: once, no more. */
+     * created since), or that read a node disposed inside, directly or not,
+     * to re-validate once more than needed: once, no more. */
     bool may_rerun = n->may_rerun;
     n->may_rerun = false;
     if (may_rerun || h.rolling_back) return;
@@ -1258,12 +1265,6 @@ static void operation(void)
         break;
     case 10:
         h.op = "dispose";
-        /* Not inside a savepoint: the readers of a node disposed there stay
-         * marked after a rollback (savepoints.c, disposed_inside), but with
-         * disposals inside savepoints the fuzzer still finds a value read
-         * during a rollback's recomputes that the model does not expect
-         * (issue 36, open). */
-        if (h.savepoint_depth > 0) break;
         if ((id = pick(any_node, false)) >= 0) dispose_node(id);
         break;
     case 11:

@@ -403,6 +403,62 @@ static void revalidated_inside(void) {
     th_done(&w);
 }
 
+/* A derivation stale at the begin (a write from before) that a read inside
+ * re-validates: a run inside links the node it reads (x) to the source
+ * written (b), and the read that ran it finds y unchanged (x gives 5 again,
+ * from b's value inside). y's journal entry then said "up to date": taken
+ * for its state at the begin, with the host's copy of its 5 when a second
+ * write reaches it (`written_again`), else when the rollback's walk reaches
+ * it. The rollback's recompute of z read y's 5 beside b's 1 restored (6),
+ * though x is 1 again (the fuzzer's "read as", with no disposal). Now the
+ * re-validation gives y a run stamp, as a run would: the rollback recomputes
+ * it (1) before z reads it, and the effect that reads it runs once. */
+static void revalidated_before_a_write_reached_it(bool written_again) {
+    harness_begin(written_again ? "a derivation re-validated inside, then reached by a write"
+                                : "a derivation re-validated inside, below an edge made inside");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 0);
+    th_node_t *b = th_source(&w, "b", 1);
+    th_node_t *k = th_source(&w, "k", 5);
+    th_node_t *x = th_prepare(&w, "x", RP_KIND_COMPUTED, th_pick, 0, a, b);
+    x->in[2] = k;
+    CHECK_ST(th_create(&w, x), RP_OK);
+    th_node_t *y = th_computed(&w, "y", th_sum, 0, x, NULL);
+    th_node_t *z = th_computed(&w, "z", th_sum, 0, y, b);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, y, NULL);
+    CHECK_EQ(th_read(&w, z), 6);
+    CHECK_EQ(e->value, 5);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    th_write(&w, a, 1);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, b, 5);
+    (void)th_take_log(&w);
+    CHECK_EQ(th_read(&w, z), 10);
+    CHECK_STR(th_take_log(&w), "x z"); /* y re-validated, not recomputed */
+    if (written_again) {
+        th_write(&w, b, 6);
+        CHECK_EQ(th_read(&w, z), 12);
+        CHECK_STR(th_take_log(&w), "x y z");
+    }
+    b->pending = 1; /* the host stores back b's value */
+    b->value = 1;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_STR(th_take_log(&w), "z y x"); /* z's read of y recomputes y, whose read of x recomputes x */
+    CHECK_EQ(y->value, 1);
+    CHECK_EQ(z->value, 2);
+    CHECK_EQ(applied, 0);
+    CHECK(th_check(&w));
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), "e");
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 1);
+    CHECK_EQ(th_read(&w, z), 2);
+    CHECK_STR(th_take_log(&w), "");
+    th_done(&w);
+}
+
 /* A node disposed inside the savepoint stays disposed: its readers lost it
  * for good, so the rollback keeps the marks the disposal gave them (and their
  * readers'), and an effect among them runs at the batch's end. `depth` 1: one
@@ -444,6 +500,156 @@ static void disposed_inside(int depth, bool through) {
     th_write(&w, a, 4);
     CHECK_EQ(e->runs, 3);
     CHECK_EQ(e->value, 4);
+    th_done(&w);
+}
+
+/* A node disposed inside changes for good what reads it two reads below:
+ * a -> d1 (reads b too) -> d2 -> d3 (reads a too), and e reads d2. The
+ * write brings d1 and d2 up to date inside; b is disposed; the rollback.
+ * Without the host's copies, the rollback's recompute gave d2 its new value
+ * (10) and the effect the marks from the begin, when it had seen 30: d2
+ * recomputed again found no change, and e never ran (the fuzzer's "effect
+ * out of date"). With them, d2's copy (30, computed with b) was applied,
+ * and the rollback's recompute of d3 read it beside a's 1 (31, a mix of
+ * values no write ever made; the fuzzer's "read as"). Now: nothing below a
+ * node disposed gets its copy back, every compute reads the values as they
+ * are, and e runs once, from them. */
+static void disposed_two_reads_below(bool with_copies) {
+    harness_begin(with_copies ? "a node disposed inside, two reads below (host copies)"
+                              : "a node disposed inside, two reads below (recomputed)");
+    th_world_t w;
+    world(&w, with_copies);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *b = th_source(&w, "b", 2);
+    th_node_t *d1 = th_computed(&w, "d1", th_sum, 0, a, b);
+    th_node_t *d2 = th_computed(&w, "d2", th_scale, 10, d1, NULL);
+    th_node_t *d3 = th_computed(&w, "d3", th_sum, 0, d2, a);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, d2, NULL);
+    CHECK_EQ(th_read(&w, d3), 31);
+    CHECK_EQ(e->value, 30);
+    (void)th_take_log(&w);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 5);
+    CHECK_EQ(th_read(&w, d3), 75);
+    CHECK_STR(th_take_log(&w), "d1 d2 d3");
+    CHECK_ST(th_dispose(&w, b), RP_OK);
+    d1->in[1] = NULL; /* the host knows b is gone */
+    a->pending = 1; /* the host stores back a's value */
+    a->value = 1;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    /* Recomputed, each from the values as they are (d1 = 1, d2 = 10; d3's
+     * read of d2 recomputes d2, inside d3's compute). */
+    CHECK_STR(th_take_log(&w), "d1 d3 d2");
+    CHECK_EQ(d3->value, 11);
+    CHECK(th_check(&w));
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), "e");
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 10);
+    CHECK_EQ(th_read(&w, d3), 11);
+    CHECK_STR(th_take_log(&w), "");
+    if (with_copies) {
+        CHECK_EQ(applied, 0);
+        CHECK_EQ(copy_count, 0);
+        CHECK_EQ(restore_mismatches, 0);
+    }
+    th_write(&w, a, 4);
+    CHECK_EQ(e->value, 40);
+    CHECK_EQ(e->runs, 3);
+    th_done(&w);
+}
+
+/* in[0] ? in[1] : in[2], a node disposed counting as 0 (the host knows its
+ * nodes can go: a read of one says RP_ESTALE). */
+static long pick_gone_as_zero(th_world_t *w, th_node_t *self) {
+    th_node_t *chosen = th_read(w, self->in[0]) ? self->in[1] : self->in[2];
+    return rp_node_read(w->g, chosen->h) == RP_OK ? chosen->value : 0;
+}
+
+/* A node read at the begin, no longer read when it is disposed inside: the
+ * disposal marks nothing, but the rollback's recompute, from the selector
+ * restored, reads it again and finds it gone. The effect had seen the value
+ * computed with it (2), and got its marks from the begin back: it never ran
+ * with the 0 its derivation now holds. Now the reader that found it gone is
+ * marked as the disposal marks its readers, and the effect runs. */
+static void disposed_after_its_reader_left_it(void) {
+    harness_begin("a node disposed inside after its reader left it, read again by the rollback");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *sel = th_source(&w, "sel", 1);
+    th_node_t *gone = th_source(&w, "gone", 2);
+    th_node_t *other = th_source(&w, "other", 3);
+    th_node_t *x = th_prepare(&w, "x", RP_KIND_COMPUTED, pick_gone_as_zero, 0, sel, gone);
+    x->in[2] = other;
+    CHECK_ST(th_create(&w, x), RP_OK);
+    th_node_t *e = th_effect(&w, "e", th_sum, 0, x, NULL);
+    CHECK_EQ(e->value, 2);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, sel, 0);
+    CHECK_EQ(th_read(&w, x), 3);
+    CHECK_ST(th_dispose(&w, gone), RP_OK);
+    sel->pending = 1; /* the host stores back sel's value */
+    sel->value = 1;
+    (void)th_take_log(&w);
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK_STR(th_take_log(&w), "x");
+    CHECK_EQ(x->value, 0);
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), "e");
+    CHECK_EQ(e->runs, 2);
+    CHECK_EQ(e->value, 0);
+    th_check(&w);
+    th_write(&w, sel, 0);
+    CHECK_EQ(e->value, 3);
+    CHECK_EQ(e->runs, 3);
+    th_done(&w);
+}
+
+/* Effects queued inside by a write, below a node disposed inside and never
+ * read since: the rollback unqueues them (step 3) and marks them again below
+ * the disposed node's reader (step 4). Their entries from inside were still
+ * in the queue, so each had two, in a queue with room for one per effect (16
+ * here, its first size: the fuzzer's heap-buffer-overflow in rp_enqueue, and
+ * "ordered flush queue unsorted"). Each runs once, in creation order. */
+#define QUEUED_EFFECTS 16
+static void disposed_inside_effects_queued(void) {
+    harness_begin("a node disposed inside, effects queued inside below it");
+    th_world_t w;
+    world(&w, true);
+    th_node_t *a = th_source(&w, "a", 1);
+    th_node_t *b = th_source(&w, "b", 2);
+    th_node_t *d = th_computed(&w, "d", th_sum, 0, a, b);
+    th_node_t *f = th_computed(&w, "f", th_sum, 0, d, NULL);
+    static char names[QUEUED_EFFECTS][8];
+    char want[QUEUED_EFFECTS * 5 + 8] = "d f";
+    th_node_t *effects[QUEUED_EFFECTS];
+    for (int i = 0; i < QUEUED_EFFECTS; i++) {
+        snprintf(names[i], sizeof names[i], "e%d", i % 100);
+        effects[i] = th_effect(&w, names[i], th_sum, 0, f, NULL);
+        strcat(want, " ");
+        strcat(want, names[i]);
+    }
+    (void)th_take_log(&w);
+    rp_savepoint_t sp;
+    CHECK_ST(rp_batch_begin(w.g), RP_OK);
+    CHECK_ST(rp_savepoint_begin(w.g, &sp), RP_OK);
+    th_write(&w, a, 5); /* queues every effect */
+    CHECK_ST(th_dispose(&w, b), RP_OK);
+    d->in[1] = NULL; /* the host knows b is gone */
+    a->pending = 1; /* the host stores back a's value */
+    a->value = 1;
+    CHECK_ST(rp_savepoint_rollback(w.g, &sp), RP_OK);
+    CHECK(th_check(&w));
+    CHECK_ST(rp_batch_end(w.g), RP_OK);
+    CHECK_STR(th_take_log(&w), want);
+    for (int i = 0; i < QUEUED_EFFECTS; i++) {
+        CHECK_EQ(effects[i]->runs, 2);
+        CHECK_EQ(effects[i]->value, 1);
+    }
     th_done(&w);
 }
 
@@ -618,10 +824,16 @@ int main(void) {
     committed_inside();
     invalidated_inside();
     revalidated_inside();
+    revalidated_before_a_write_reached_it(false);
+    revalidated_before_a_write_reached_it(true);
     for (int depth = 1; depth <= 3; depth++) {
         disposed_inside(depth, false);
         disposed_inside(depth, true);
     }
+    disposed_two_reads_below(true);
+    disposed_two_reads_below(false);
+    disposed_after_its_reader_left_it();
+    disposed_inside_effects_queued();
     misuse();
     for (unsigned long seed = 1; seed <= 40; seed++) {
         random_against_twin(seed, true);

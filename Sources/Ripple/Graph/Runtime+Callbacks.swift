@@ -100,7 +100,7 @@ extension Runtime {
                     node.readerRetention =
                         node.retainsWhileWatched && ripple_object_try_retain(Unmanaged.passUnretained(node).toOpaque())
                         ? .retained : .none
-                    if _slowPath(node.hasExtras) { node.lifecycle?.nodeWasWatched() }
+                    node.lifecycle?.nodeWasWatched()
                 }
             },
             unwatched: { _, _, _, data in
@@ -114,9 +114,7 @@ extension Runtime {
                     defer { node.readerRetention = .none }
                     return node.isRetainedByReaders
                 }
-                if _slowPath(node._withUnsafeGuaranteedRef { $0.hasExtras }) {
-                    node._withUnsafeGuaranteedRef { $0.lifecycle }?.nodeWasUnwatched()
-                }
+                node._withUnsafeGuaranteedRef { $0.lifecycle }?.nodeWasUnwatched()
                 // The reference `watched` took, dropped inline unless it is the last (the runtime then deinits).
                 if retained { ripple_object_release(data.unsafelyUnwrapped) }
             },

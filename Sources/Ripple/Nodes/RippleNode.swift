@@ -77,8 +77,11 @@ public class RippleNode {
 
     /// The record of the node's ``Lifecycle`` hooks, for a node made with one (a declaration's instance whose
     /// declaration has hooks, `atom(_:lifecycle:)`, `derive(lifecycle:_:)`); nil for every other node. Set once,
-    /// with `declaredInstance`, before the node is shared. Read while the graph is held.
-    final var lifecycle: InstanceLifecycle? { extras?.lifecycle }
+    /// with `declaredInstance`, before the node is shared. Read while the graph is held: a mark says whether there
+    /// is one, so that a node with other extras (a label, a declaration's record) looks nothing up for it.
+    final var lifecycle: InstanceLifecycle? {
+        marks & NodeMarks.hasLifecycle != 0 ? NodeExtrasTable.extras(of: self).lifecycle : nil
+    }
 
     /// Sets `declaredInstance` and `lifecycle`, before the node is shared: kept in the node's extras, made here if
     /// it has none (a node without hooks or a declaration pays nothing for them).
@@ -87,14 +90,20 @@ public class RippleNode {
             let extras = extrasMadeIfNone()
             extras.declaredInstance = record
             extras.lifecycle = lifecycle
+            setMark(NodeMarks.hasLifecycle, lifecycle != nil)
         }
     }
 
     /// The write observer attached to this atom (AtomObject+WriteObserver.swift); nil for every other node. Set
     /// while the graph is held (inspection may read the extras then), read by the atom's writes, which hold it too.
+    /// A mark says whether there is one: a change of an atom with other extras (a label, a declaration's record),
+    /// reported to the runtime's change hooks, looks nothing up for it.
     var writeObserver: AtomWriteObserver? {
-        get { extras?.writeObserver }
-        set { extrasMadeIfNone().writeObserver = newValue }
+        get { marks & NodeMarks.hasWriteObserver != 0 ? NodeExtrasTable.extras(of: self).writeObserver : nil }
+        set {
+            extrasMadeIfNone().writeObserver = newValue
+            setMark(NodeMarks.hasWriteObserver, newValue != nil)
+        }
     }
 
     /// The actor the node's body was created on, where it runs only; `.none` for a body that may run anywhere
@@ -240,7 +249,12 @@ public class RippleNode {
     /// The node has left the graph (an effect cancelled, a user publisher unregistered, the runtime freed).
     var isDisposed: Bool {
         get { marks & NodeMarks.disposed != 0 }
-        set { marks = newValue ? marks | NodeMarks.disposed : marks & ~NodeMarks.disposed }
+        set { setMark(NodeMarks.disposed, newValue) }
+    }
+
+    /// Sets or clears `mark` (`NodeMarks`). Called while the graph is held, in `init` or by the deinit.
+    private func setMark(_ mark: UInt8, _ isSet: Bool) {
+        marks = isSet ? marks | mark : marks & ~mark
     }
 
     /// What may change about the node (`NodeMarks`), in one byte. Touched only while the graph is held, in `init`
@@ -715,6 +729,10 @@ enum NodeMarks {
     static let hasExtras: UInt8 = 2
     /// Cleanups registered by the last run of the node's body wait (`RippleNode.hasCleanups`).
     static let hasCleanups: UInt8 = 4
+    /// The node's extras hold lifecycle hooks (`RippleNode.lifecycle`).
+    static let hasLifecycle: UInt8 = 8
+    /// The node's extras hold a write observer (`RippleNode.writeObserver`).
+    static let hasWriteObserver: UInt8 = 16
 }
 
 /// What `RippleNode.readerRetention` says: whether the node's readers retain it and, for a derivation they retain,

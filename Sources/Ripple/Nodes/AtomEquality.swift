@@ -111,6 +111,12 @@ struct AtomEquality<Value> {
         return box.takeUnretainedValue().equals
     }
 
+    /// The box of an equality that has one, with the retain this value held: the caller owns it from now on. Nil
+    /// for a function or a class.
+    func takeBox() -> ClosureComparison<Value>? {
+        word & AtomEquality.classTag == AtomEquality.notAFunction ? box.takeRetainedValue() : nil
+    }
+
     /// Releases the box of an equality that has one; nothing otherwise. Called once, by the deinit of the atom
     /// that stores it.
     func release() {
@@ -136,26 +142,19 @@ extension AtomEquality {
 /// A closure with a context is boxed here, once, and each atom given it retains the box (`forAnAtom()`), instead of
 /// a box per atom; one without a context is its function, as for any atom.
 struct SharedAtomEquality<Value> {
-    /// The equality as the first atom would take it, without the box's retain: the box's word when `box` is set.
+    /// The equality's word (`AtomEquality`): the box's when `box` is set.
     private let word: UInt
     /// The box, kept alive by this value (and by each atom given it, with a retain of its own).
     private let box: ClosureComparison<Value>?
 
     /// `equals` nil: never equal.
     init(_ equals: ((Value, Value) -> Bool)?) {
-        guard let equals else {
-            self.word = AtomEquality<Value>.never.word
-            self.box = nil
-            return
-        }
-        if let function = AtomEquality.contextFreeFunction(of: equals) {
-            self.word = function
-            self.box = nil
-        } else {
-            let box = ClosureComparison(equals)
-            self.word = UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque()) | AtomEquality<Value>.notAFunction
-            self.box = box
-        }
+        // The function or the box as an atom's equality takes them (`AtomEquality.init(_:)`); the box's retain
+        // made there becomes this value's.
+        let equality: AtomEquality<Value>
+        if let equals { equality = AtomEquality(equals) } else { equality = .never }
+        word = equality.word
+        box = equality.takeBox()
     }
 
     /// The equality for one more atom, which releases it in its deinit: the box, if any, retained for it.

@@ -19,7 +19,7 @@ struct AtomEquality<Value> {
     @usableFromInline let word: UInt
 
     /// The low bit: a box or a class, not a function.
-    @inlinable static var notAFunction: UInt { 1 }
+    @inlinable static var notAFunction: UInt { ContextFreeFunction.notAFunction }
     /// The two low bits of a class's metadata; a box has the first only.
     @inlinable static var classTag: UInt { 3 }
 
@@ -44,15 +44,10 @@ struct AtomEquality<Value> {
         word = address | AtomEquality.classTag
     }
 
-    /// The function of `equals` when it has no context and its low bit is clear, else nil. The closure is seen as its
-    /// two words (function, context) inside an `EqualityFunction`, whose field fixes the function's calling
-    /// convention: the same where the word is taken and where it is called, specialized or not. `MemoryLayout`
-    /// checks that it is two words.
+    /// The function of `equals` when it has no context and its low bit is clear, else nil (`ContextFreeFunction`).
     @inlinable @inline(__always)
     static func contextFreeFunction(of equals: @escaping (Value, Value) -> Bool) -> UInt? {
-        guard MemoryLayout<EqualityFunction<Value>>.size == 2 * MemoryLayout<UInt>.size else { return nil }
-        let parts = unsafeBitCast(EqualityFunction(call: equals), to: (function: UInt, context: UInt).self)
-        return parts.context == 0 && parts.function & notAFunction == 0 ? parts.function : nil
+        ContextFreeFunction.word(of: EqualityFunction(call: equals))
     }
 
     /// The word of a box holding `equals`, retained once for the atom that stores it.
@@ -71,7 +66,7 @@ struct AtomEquality<Value> {
     @inlinable @inline(__always)
     func areEqual(_ a: Value, _ b: Value) -> Bool {
         if _fastPath(word & AtomEquality.notAFunction == 0) {
-            return unsafeBitCast((word, UInt(0)), to: EqualityFunction<Value>.self).call(a, b)
+            return ContextFreeFunction.holder(word, as: EqualityFunction<Value>.self).call(a, b)
         }
         return areEqualOutOfLine(a, b)
     }
@@ -102,7 +97,7 @@ struct AtomEquality<Value> {
     /// never freed).
     func closure() -> (Value, Value) -> Bool {
         if word & AtomEquality.notAFunction == 0 {
-            return unsafeBitCast((word, UInt(0)), to: EqualityFunction<Value>.self).call
+            return ContextFreeFunction.holder(word, as: EqualityFunction<Value>.self).call
         }
         if word & AtomEquality.classTag == AtomEquality.classTag {
             let comparison = self.comparison

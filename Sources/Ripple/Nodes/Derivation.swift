@@ -41,14 +41,16 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// where the value type is known (``derive(_:)`` and ``Derived`` are inlinable), so that the body's call, the
     /// comparison and the store are specialized code, not generic value-witness calls; it captures nothing (the
     /// usual ones: `storingEveryResult`, `storingUnlessEqual`), so a derivation allocates no closure context of its
-    /// own. The engine's compute callback reaches it through one class call (`compute(host:changed:)`), which hands
-    /// it the derivation.
+    /// own, and keeps it in one word (`DerivationRecompute`). The engine's compute callback reaches it through one
+    /// class call (`compute(host:changed:)`), which hands it the derivation.
     @usableFromInline typealias Recompute = (_ derivation: Derivation<Value>) -> Bool
 
     /// Whether `cached` is initialized. First: it fills the end of RippleNode's last word (see there).
     @usableFromInline @exclusivity(unchecked) var hasValue = false
-    /// Whether a compute must do more than run `recompute`: check the body's isolation (`isBoundToActor`) or
-    /// run the cleanups the last run registered (`hasCleanups`). One flag, so that the common compute tests one byte.
+    /// Whether a compute must do more than call `recompute`'s function: check the body's isolation
+    /// (`isBoundToActor`), run the cleanups the last run registered (`hasCleanups`), or call a recompute that is a
+    /// box (`DerivationRecompute.isBoxed`), which the callback's common paths, testing this flag, never see. One
+    /// flag, so that the common compute tests one byte.
     /// Kept in step with `readerRetention` (`.retainedDirectCompute` only while false), which the engine's compute
     /// callback tests instead: set, it takes the derivation off the callback's common path; cleared, it puts a
     /// derivation its readers retain back on it (as does `compute(host:changed:)`, for one they have just
@@ -62,7 +64,9 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     }
     /// Storage of `prepares`.
     @exclusivity(unchecked) private var needsPreparing = false
-    private let recompute: Recompute
+    /// The recompute, in one word (`DerivationRecompute`): its function, or a box the deinit releases.
+    /// (Internal, not private: `DerivationRecomputeTests` check which it is.)
+    let recompute: DerivationRecompute<Value>
     /// The body, called by `recompute`.
     @usableFromInline let body: () -> Value
     /// Where the cached value is, initialized by the first compute (`hasValue`). A pointer rather than an
@@ -77,19 +81,21 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
                 return (Unmanaged.passUnretained(self).toOpaque() + Derivation.storageOffset)
                     .assumingMemoryBound(to: Value.self)
             }
-            return UnsafeMutablePointer(bitPattern: UInt(truncatingIfNeeded: storage.0)).unsafelyUnwrapped
+            return UnsafeMutablePointer(bitPattern: UInt(truncatingIfNeeded: storage)).unsafelyUnwrapped
         }
     }
     /// Where `storage` is in the object: after the header (16 bytes), RippleNode's fields and the two flags (24),
-    /// and the two closures (32), none of which depends on `Value`. `init` checks it.
-    @inlinable static var storageOffset: Int { 72 }
-    /// A cached value of at most 16 bytes aligned to at most 8 (an `Int`, a `Double`, a `String`, an `Array`, a
-    /// reference, a small struct), or the address of the memory that holds a larger one, in the first word: most
-    /// derivations keep their value in the object itself, which saves an allocation when the derivation is
-    /// created, a free when it goes, and the allocation's own bytes. Never read or written as a tuple except for
-    /// that address: only through `cached`, bound to `Value`. The address is set once, in `init`, before the node
-    /// is shared.
-    @usableFromInline @exclusivity(unchecked) var storage: (UInt64, UInt64) = (0, 0)
+    /// the recompute (8) and the body (16), none of which depends on `Value`. `init` checks it.
+    @inlinable static var storageOffset: Int { 64 }
+    /// A cached value of at most 8 bytes aligned to at most 8 (an `Int`, a `Double`, a `Bool`, an `Array`, a
+    /// `Dictionary`, a reference, a small enum), or the address of the memory that holds a larger one (a `String`,
+    /// an `Optional<Int>`, a struct of two words): most derivations keep their value in the object itself, which
+    /// saves an allocation when the derivation is created, a free when it goes, and the allocation's own bytes.
+    /// One word, not two: the object then takes an 80-byte malloc block, not a 96-byte one; a value of 9 to 16
+    /// bytes pays a 32-byte block of its own instead (issue 37's pair, an atom and a derivation of an `Int`, is the
+    /// common case it is sized for). Never read or written as an integer except for that address: only through
+    /// `cached`, bound to `Value`. The address is set once, in `init`, before the node is shared.
+    @usableFromInline @exclusivity(unchecked) var storage: UInt64 = 0
     // Cleanups registered by the last run (``onCleanup(_:)-37wcr``) are kept in the node's extras
     // (`RippleNode.appendCleanup(_:)`): few derivations register any, and a word here would take every derivation
     // of a word from a 96-byte block to a 112-byte one.
@@ -106,16 +112,17 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         self.body = consume body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
         if runtime.tracksObservableReads {
-            self.recompute = runtime.trackingObservableReads(of: recompute)
+            self.recompute = DerivationRecompute(runtime.trackingObservableReads(of: recompute))
         } else {
-            self.recompute = consume recompute
+            self.recompute = DerivationRecompute(recompute)
         }
         // A value that does not fit in the object gets memory of its own (a value that fits is bound below, once
         // `self` exists).
-        if !Derivation.fitsInline { storage = (UInt64(UInt(bitPattern: Derivation.allocateCache())), 0) }
+        if !Derivation.fitsInline { storage = UInt64(UInt(bitPattern: Derivation.allocateCache())) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
-        needsPreparing = !(extras?.isolation.isNone ?? true)  // no reader yet: nothing to keep in step
+        // No reader yet: nothing to keep in step.
+        needsPreparing = !(extras?.isolation.isNone ?? true) || self.recompute.isBoxed
         super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, hasDirectCallbacks: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)
@@ -175,12 +182,13 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if hasCleanups { for cleanup in takeCleanups() { cleanup() } }
         if hasValue { cached.deinitialize(count: 1) }
         if !Derivation.fitsInline { Derivation.deallocateCache(cached) }
+        recompute.release()
     }
 
     /// Whether a `Value` fits in `storage`: decided by the type alone.
     @inlinable static var fitsInline: Bool {
-        MemoryLayout<Value>.size <= MemoryLayout<(UInt64, UInt64)>.size
-            && MemoryLayout<Value>.alignment <= MemoryLayout<(UInt64, UInt64)>.alignment
+        MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+            && MemoryLayout<Value>.alignment <= MemoryLayout<UInt64>.alignment
     }
 
     /// Memory for a cached value that does not fit in `storage`: from malloc, unless the value is aligned beyond
@@ -345,7 +353,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     override func compute(host: UnsafeMutableRawPointer, changed: UnsafeMutablePointer<Bool>) -> rp_status_t {
         changed.pointee = evaluating(host: host) {
             if _slowPath(prepares) { prepare() }
-            return recompute(self)
+            return recompute.run(self)
         }
         // A compute the callback's common path did not make (the watched callback leaves this to here).
         takeCommonComputePathIfRetained()
@@ -361,10 +369,10 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     ///
     /// The callback does not know `Value`, so it sees the node as a `Derivation<ErasedDerivationValue>`, only once
     /// `readerRetention` says it is a derivation (only a derivation sets `.retainedDirectCompute`). That view reads
-    /// the same memory for every `Value`: no stored property of `Derivation` has a type that depends on `Value` (the
-    /// cached value lives in `storage`, a pair of words, or behind its address; `init` checks that `storageOffset`
+    /// the same memory for every `Value`: no stored property of `Derivation` has a layout that depends on `Value`
+    /// (the cached value lives in `storage`, a word, or behind its address; `init` checks that `storageOffset`
     /// holds for each `Value`), so `recompute` is at the same offset in every derivation; and `recompute` takes the
-    /// derivation as a class reference, one pointer whatever `Value` is. The view touches nothing else: no
+    /// derivation as a class reference, one pointer whatever `Value` is (`DerivationRecompute`). The view touches nothing else: no
     /// `Value`, no type metadata.
     @inline(__always)
     static func recomputeFromCallback(
@@ -373,7 +381,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         // The callback checked `readerRetention` (`.retainedDirectCompute`): a derivation, with nothing to prepare.
         if _slowPath(!EvaluationThreadState.names(host)) { return false }
         return Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
-            changed.pointee = derivation.recompute(derivation)
+            changed.pointee = derivation.recompute.runFunction(derivation)
             return true
         }
     }
@@ -399,7 +407,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         Unmanaged<Derivation<ErasedDerivationValue>>.fromOpaque(node)._withUnsafeGuaranteedRef { derivation in
             if _slowPath(derivation.needsPreparing || !EvaluationThreadState.names(host)) { return false }
             if retained { derivation.readerRetention = .retainedDirectCompute }
-            changed.pointee = derivation.recompute(derivation)
+            changed.pointee = derivation.recompute.runFunction(derivation)
             if !retained { derivation.takeCommonComputePathIfRetained() }
             return true
         }
@@ -418,7 +426,7 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
         if isBoundToActor { checkIsolation() }
         if hasCleanups {
             runCleanups()
-            prepares = isBoundToActor
+            prepares = isBoundToActor || recompute.isBoxed
         }
     }
 

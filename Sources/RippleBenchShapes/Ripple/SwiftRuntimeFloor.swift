@@ -22,10 +22,10 @@ public enum SwiftRuntimeFloor {
         init(_ value: Int) { self.value = value }
     }
 
-    /// Takes a `Derivation<Int>`'s heap block, its body included: the header, the body and 56 bytes.
+    /// Takes a `Derivation<Int>`'s heap block, its body included: the header, the body and 40 bytes.
     final class DerivationStandIn {
         let body: Body<Int>
-        let words: (Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0)
+        let words: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
         init(_ body: @escaping Body<Int>) { self.body = body }
     }
 

@@ -343,10 +343,21 @@ public class RippleNode {
 
     deinit {
         leaveGraphBeforeFreeing()
+        if _slowPath(hasExtras) {
+            letGoOfExtrasAndRuntime()
+        } else if ownsRuntime {
+            // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+            Unmanaged.passUnretained(unownedRuntime).release()
+        }
+    }
+
+    /// The end of the deinit of a node with extras, out of line: a node without any (most) makes no release of an
+    /// empty reference for them.
+    @inline(never)
+    private func letGoOfExtrasAndRuntime() {
         // Out of the table before the memory can be reused; let go of after the runtime, as a stored property would
         // be (their deinit takes a declared instance out of its store and queues a `released` hook).
-        let extras = hasExtras ? NodeExtrasTable.remove(for: self) : nil
-        // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+        let extras = NodeExtrasTable.remove(for: self)
         if ownsRuntime { Unmanaged.passUnretained(unownedRuntime).release() }
         _ = extras
     }

@@ -44,8 +44,9 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     /// copied by the commit, so that the value before a write is not kept alive until the next one.) Usable from
     /// inlinable code for that.
     @usableFromInline @exclusivity(unchecked) var committed: Value
-    /// The value the atom was created with: what ``reset()`` writes back.
-    private let initial: Value
+    /// The value the atom was created with: what ``reset()`` writes back. Usable from inlinable code: the
+    /// inlinable `init` sets it.
+    @usableFromInline let initial: Value
     /// The atom's equality, in one word (`AtomEquality`): `==`, never equal (every write and every commit is a
     /// change), or the atom's own closure: its function alone when it has no context, else a box the atom owns
     /// (released by the deinit).
@@ -53,11 +54,11 @@ public final class AtomObject<Value>: RippleNode, Publisher {
 
     /// An atom with an equality closure: `equals` nil means every write is a change. Named apart from the public
     /// initializers so that `AtomObject(value, equals: ...)` resolves to them. The value and `equals` are consumed:
-    /// the caller's copies become the node's.
-    @usableFromInline
+    /// the caller's copies become the node's. Inlinable, as the `init` it calls.
+    @inlinable
     convenience init(
-        initial value: consuming Value, equals: consuming ((Value, Value) -> Bool)?, label: String?,
-        fileID: consuming String, line: Int
+        initial value: consuming Value, equals: consuming ((Value, Value) -> Bool)?, label: borrowing String?,
+        fileID: borrowing String, line: Int
     ) {
         // Not `equals.map(...) ?? ...`: passing the closure through generic code wraps it in reabstraction thunks.
         let equality: AtomEquality<Value>
@@ -66,11 +67,18 @@ public final class AtomObject<Value>: RippleNode, Publisher {
     }
 
     /// Every atom. The value is consumed: the caller's copy becomes the node's; so is the box made for `equality`
-    /// if it has one (`AtomEquality.init(_:)`), which the atom releases.
-    @usableFromInline
+    /// if it has one (`AtomEquality.init(_:)`), which the atom releases. The label and the place are borrowed: an
+    /// unlabeled atom keeps neither string (`RippleNode.init`), so that the caller's literals cost no retain and no
+    /// release.
+    ///
+    /// Inlinable, so that it is specialized where the value type is known (`atom(_:)` and the wrapper are
+    /// inlinable too): generic, it copied the value three times through its value witnesses and found each field
+    /// through the type's metadata (about 100 instructions per atom). What does not depend on `Value` is
+    /// RippleNode's `init` and `createSourceNode(_:)`, out of line.
+    @inlinable
     init(
-        initial value: consuming Value, equality: AtomEquality<Value>, label: String?, fileID: consuming String,
-        line: Int
+        initial value: consuming Value, equality: AtomEquality<Value>, label: borrowing String?,
+        fileID: borrowing String, line: Int
     ) {
         latest = copy value
         committed = copy value
@@ -80,16 +88,21 @@ public final class AtomObject<Value>: RippleNode, Publisher {
         super.init(
             runtime: .current, extras: .labeled(label), fileID: fileID, line: line,
             hasDirectCallbacks: _isPOD(Value.self))
-        createNode(.RP_KIND_SOURCE)
+        RippleNode.createSourceNode(Unmanaged.passUnretained(self).toOpaque())
         assert(
-            pendingWritesAddress
-                == Unmanaged<AtomObject<ErasedAtomValue>>.fromOpaque(Unmanaged.passUnretained(self).toOpaque())
-                ._withUnsafeGuaranteedRef { $0.pendingWritesAddress },
+            hasPendingWritesWhereTheCommitReadsThem,
             "Ripple: internal error: an atom's pendingWrites is not where the commit callback's view reads it.")
     }
 
-    /// Where `pendingWrites` is in the object: for the check that the commit callback's view of an atom
-    /// (`commitFromCallback`) reads it there. (A final class's stored property without observers is accessed in
+    /// Whether `pendingWrites` is where the commit callback's view of an atom (`commitFromCallback`) reads it: the
+    /// check of the inlinable `init` (in debug builds).
+    @usableFromInline var hasPendingWritesWhereTheCommitReadsThem: Bool {
+        pendingWritesAddress
+            == Unmanaged<AtomObject<ErasedAtomValue>>.fromOpaque(Unmanaged.passUnretained(self).toOpaque())
+            ._withUnsafeGuaranteedRef { $0.pendingWritesAddress }
+    }
+
+    /// Where `pendingWrites` is in the object. (A final class's stored property without observers is accessed in
     /// place.)
     private var pendingWritesAddress: UnsafeRawPointer {
         withUnsafeMutablePointer(to: &pendingWrites) { UnsafeRawPointer($0) }

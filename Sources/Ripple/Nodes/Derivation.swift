@@ -105,8 +105,8 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     /// keep the compiler retaining `self` around the engine call (`createNode`).
     @usableFromInline
     init(
-        body: consuming @escaping () -> Value, recompute: consuming @escaping Recompute, label: String?,
-        fileID: consuming String, line: Int, runtime: consuming Runtime = .current,
+        body: consuming @escaping () -> Value, recompute: consuming @escaping Recompute, label: borrowing String?,
+        fileID: borrowing String, line: Int, runtime: consuming Runtime = .current,
         isolation: consuming BodyIsolation = .none
     ) {
         self.body = consume body
@@ -520,11 +520,15 @@ extension Derivation where Value: Equatable {
 @inlinable
 public func derive<T: Equatable>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line,
-    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
+    @_inheritActorContext _ body: __owned @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(
-        body: callableWhereIsolated(body), recompute: Derivation.storingUnlessEqual, label: label, fileID: fileID,
-        line: line, isolation: BodyIsolation(body.isolation))
+    // Each `derive` takes the body owned, so that the closure the caller made becomes the derivation's without a
+    // retain for the call and a release after it. `__owned` rather than `consuming`: Swift 6.3.1's SILGen crashes
+    // (signal 11) on a `consuming` `@isolated(any)` parameter.
+    let isolation = BodyIsolation(body.isolation)
+    return Derivation(
+        body: callableWhereIsolated(consume body), recompute: Derivation.storingUnlessEqual, label: label,
+        fileID: fileID, line: line, isolation: isolation)
 }
 
 /// Creates a derivation whose value is never considered equal to the previous one: every recomputation is a
@@ -548,11 +552,12 @@ public func derive<T: Equatable>(
 @inlinable
 public func derive<T>(
     label: String? = nil, fileID: String = #fileID, line: Int = #line,
-    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
+    @_inheritActorContext _ body: __owned @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(
-        body: callableWhereIsolated(body), recompute: Derivation.storingEveryResult, label: label, fileID: fileID,
-        line: line, isolation: BodyIsolation(body.isolation))
+    let isolation = BodyIsolation(body.isolation)
+    return Derivation(
+        body: callableWhereIsolated(consume body), recompute: Derivation.storingEveryResult, label: label,
+        fileID: fileID, line: line, isolation: isolation)
 }
 
 /// Creates a derivation that compares successive values with your own equality.
@@ -578,11 +583,12 @@ public func derive<T>(
 @inlinable
 public func derive<T>(
     equals: @escaping @Sendable (T, T) -> Bool, label: String? = nil, fileID: String = #fileID, line: Int = #line,
-    @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> T
+    @_inheritActorContext _ body: __owned @escaping @isolated(any) @Sendable () -> T
 ) -> Derivation<T> {
-    Derivation(
-        body: callableWhereIsolated(body), recompute: Derivation.storing(equals: equals), label: label,
-        fileID: fileID, line: line, isolation: BodyIsolation(body.isolation))
+    let isolation = BodyIsolation(body.isolation)
+    return Derivation(
+        body: callableWhereIsolated(consume body), recompute: Derivation.storing(equals: equals), label: label,
+        fileID: fileID, line: line, isolation: isolation)
 }
 
 // The cached value is written only by `compute(host:changed:)`, which the engine calls while the graph is held

@@ -94,22 +94,26 @@ public final class Effect: RippleNode, Subscriber {
     /// (even inside a batch); on another actor it is enqueued there. Lifetime: keep a strong reference for as long
     /// as the effect should run.
     public convenience init(
-        label: String? = nil, fileID: String = #fileID, line: Int = #line,
+        label: borrowing String? = nil, fileID: borrowing String = #fileID, line: Int = #line,
         @_inheritActorContext _ body: @escaping @isolated(any) @Sendable () -> Void
     ) {
         let isolation = BodyIsolation(body.isolation)
+        // The scheduler is made before the isolation is handed over (arguments are evaluated in order); made into a
+        // local first, the existential was copied and destroyed through its value witnesses.
         self.init(
-            runtime: .current, scheduler: isolation.scheduler, isolation: isolation, label: label, fileID: fileID,
-            line: line, body: callableWhereIsolated(consume body))
+            runtime: .current, scheduler: isolation.scheduler, isolation: consume isolation, label: label,
+            fileID: fileID, line: line, body: callableWhereIsolated(consume body))
     }
 
     /// Every effect: synchronous when `scheduler` is nil, deferred to it otherwise. `isolation` is where the body
     /// may run: `scheduler` then runs it there.
     ///
-    /// The body and the runtime are consumed: the caller's references become the node's.
+    /// The body and the runtime are consumed: the caller's references become the node's; so is the isolation,
+    /// which goes into the extras or once they are made (a copy and a destroy of it were two calls per effect).
     private init(
-        runtime: consuming Runtime, scheduler: consuming (any EffectScheduler)?, isolation: BodyIsolation = .none,
-        isValuesObserver: Bool = false, label: String?, fileID: consuming String, line: Int,
+        runtime: consuming Runtime, scheduler: consuming (any EffectScheduler)?,
+        isolation: consuming BodyIsolation = .none,
+        isValuesObserver: Bool = false, label: borrowing String?, fileID: borrowing String, line: Int,
         body: consuming @escaping () -> Void
     ) {
         // Decided once, here: a runtime without the setting pays nothing per run. Ripple's own observers read
@@ -127,10 +131,10 @@ public final class Effect: RippleNode, Subscriber {
         switch consume scheduler {
         case .none:
             kind = .RP_KIND_EFFECT
-            extras = .forBody(label: label, isolation: isolation)
+            extras = .forBody(label: label, isolation: consume isolation)
         case .some(let scheduler):
             kind = .RP_KIND_DEFERRED_EFFECT
-            extras = NodeExtras(label: label, isolation: isolation, scheduler: scheduler)
+            extras = NodeExtras(label: copy label, isolation: consume isolation, scheduler: scheduler)
         }
         super.init(
             runtime: runtime, extras: consume extras, fileID: fileID, line: line, isValuesObserver: isValuesObserver,

@@ -8,6 +8,7 @@
 /// class up (an atom of a word 80 → 96 bytes, a derivation 96 → 112, an effect 64 → 80). The node finds its extras
 /// in `NodeExtrasTable`, by its address, and says it has some with a trait (`createdWithExtras`: the label, the
 /// isolation and the scheduler, fixed at creation) and a mark (`hasExtras`: anything, set while the graph is held).
+@usableFromInline
 final class NodeExtras {
     let label: String?
     let isolation: BodyIsolation
@@ -35,14 +36,23 @@ final class NodeExtras {
         lifecycle?.nodeDidGo()
     }
 
-    /// The extras of a node without a body: nil unless it has a label.
+    /// The extras of a node without a body: nil unless it has a label. Inlinable: an atom's inlinable `init` calls
+    /// it, and an unlabeled atom, the common case, then makes no call for it.
+    @inlinable @inline(__always)
     static func labeled(_ label: String?) -> NodeExtras? {
         guard let label else { return nil }
-        return NodeExtras(label: label, isolation: .none, scheduler: nil)
+        return labeling(label)
+    }
+
+    /// The extras of a labeled node without a body.
+    @usableFromInline
+    static func labeling(_ label: String) -> NodeExtras {
+        NodeExtras(label: label, isolation: .none, scheduler: nil)
     }
 
     /// The extras of a derivation or of a synchronous effect: nil for an unlabeled body that may run anywhere, the
     /// common case. (A function rather than a failable initializer, which would allocate the object before failing.)
+    @inline(__always)
     static func forBody(label: String?, isolation: BodyIsolation) -> NodeExtras? {
         if label == nil, isolation.isNone { return nil }
         return NodeExtras(label: label, isolation: isolation, scheduler: nil)

@@ -310,9 +310,12 @@ public class RippleNode {
     /// `extras`: the node's rare settings, from `NodeExtras.labeled(_:)` or `NodeExtras.forBody(label:isolation:)`
     /// (nil when it has none).
     ///
-    /// The arguments are consumed: each becomes the node's own reference (for `runtime`, when the node owns it),
-    /// without a retain of its own and a release of the caller's.
-    init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: consuming String, line: Int,
+    /// `runtime` and `extras` are consumed: each becomes the node's own reference (for `runtime`, when the node
+    /// owns it), without a retain of its own and a release of the caller's. `fileID` is borrowed: only its place's
+    /// number is kept (`CreationSites`), so the caller's string (a `#fileID` literal) is neither retained for the
+    /// call nor released by it.
+    @usableFromInline
+    init(runtime: consuming Runtime, extras: consuming NodeExtras?, fileID: borrowing String, line: Int,
          ownsRuntime: Bool = true, retainsWhileWatched: Bool = true, isValuesObserver: Bool = false,
          hasDirectCallbacks: Bool = false) {
         self.unownedRuntime = runtime
@@ -340,10 +343,21 @@ public class RippleNode {
 
     deinit {
         leaveGraphBeforeFreeing()
+        if _slowPath(hasExtras) {
+            letGoOfExtrasAndRuntime()
+        } else if ownsRuntime {
+            // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+            Unmanaged.passUnretained(unownedRuntime).release()
+        }
+    }
+
+    /// The end of the deinit of a node with extras, out of line: a node without any (most) makes no release of an
+    /// empty reference for them.
+    @inline(never)
+    private func letGoOfExtrasAndRuntime() {
         // Out of the table before the memory can be reused; let go of after the runtime, as a stored property would
         // be (their deinit takes a declared instance out of its store and queues a `released` hook).
-        let extras = hasExtras ? NodeExtrasTable.remove(for: self) : nil
-        // Last: subclasses' deinits and stored properties are gone by now, and nothing below uses the runtime.
+        let extras = NodeExtrasTable.remove(for: self)
         if ownsRuntime { Unmanaged.passUnretained(unownedRuntime).release() }
         _ = extras
     }
@@ -369,6 +383,14 @@ public class RippleNode {
     @inline(__always)
     final func createNode(_ kind: rp_kind_t) {
         RippleNode.createNode(Unmanaged.passUnretained(self).toOpaque(), kind)
+    }
+
+    /// `createNode(.RP_KIND_SOURCE)` of the atom at `node`, for the inlinable `init` of an atom, which cannot name
+    /// the engine's kinds. A plain pointer, as for `createNode(_:)`: a method called on the atom made the caller
+    /// retain it around the call and release it after.
+    @usableFromInline
+    static func createSourceNode(_ node: UnsafeMutableRawPointer) {
+        createNode(node, .RP_KIND_SOURCE)
     }
 
     /// `createNode(_:)` of the node at `node`, which the caller keeps alive.

@@ -18,13 +18,21 @@ enum BodyIsolation: Sendable {
     /// Created on another actor.
     case actor(any Actor)
 
-    @usableFromInline
+    /// The isolation of a body created on `isolation`. Inlinable, so that a body created outside any actor (the
+    /// common case) makes no call for it.
+    @inlinable @inline(__always)
     init(_ isolation: (any Actor)?) {
         guard let isolation else {
             self = .none
             return
         }
-        self = isolation === MainActor.shared ? .mainActor : .actor(isolation)
+        self.init(actor: isolation)
+    }
+
+    /// The isolation of a body created on `actor`: the main actor, or another.
+    @usableFromInline
+    init(actor: any Actor) {
+        self = actor === MainActor.shared ? .mainActor : .actor(actor)
     }
 
     /// Whether the body may run anywhere.
@@ -97,7 +105,7 @@ struct MainActorInlineScheduler: EffectScheduler {
 /// `MainActor.assumeIsolated` does for `@MainActor` functions. `IsolationTests` checks that the two function
 /// types have one layout.
 @inlinable
-func callableWhereIsolated<T>(_ body: @escaping @isolated(any) @Sendable () -> T) -> () -> T {
+func callableWhereIsolated<T>(_ body: consuming @escaping @isolated(any) @Sendable () -> T) -> () -> T {
     unsafeBitCast(body, to: (@Sendable () -> T).self)
 }
 

@@ -134,10 +134,12 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
  *
  * A run's cursor has no room of its own: it is only meaningful while the
  * node computes, when the word it shares (`between_runs`: a readable node's
- * read stamp, an effect's flush counts, neither of which anything uses during
- * the node's own run) is kept by the run, which gives it back when it ends
- * (rp_run_tracked_known; an async node's track section, which opens outside
- * runs, sets its read stamp to 0 instead: async.c). */
+ * read stamp, an effect's flush counts) is unused: nothing reads a node
+ * during its own run (that is a cycle), and the flush counts an effect's run
+ * before it starts it. An effect's run keeps its counts and gives them back
+ * when it ends; a readable node's run leaves RP_READ_STAMP_UNKNOWN
+ * (rp_run_tracked_known); an async node's track section, which opens and
+ * closes outside runs, 0 (async.c). */
 struct rp_node_rec {
     union {
         rp_edge_t *deps;     /* live nodes */
@@ -158,7 +160,8 @@ struct rp_node_rec {
     uint32_t order;          /* creation order (rp_order), 0 once freed */
     uint64_t run_stamp;      /* stamp of its current or last run */
     union {
-        uint64_t read_stamp;     /* readable nodes, between runs: stamp of the last run that read it */
+        uint64_t read_stamp;     /* readable nodes, between runs: stamp of the last run that read it,
+                                  * or RP_READ_STAMP_UNKNOWN */
         struct {                 /* effects, which nothing reads, between runs */
             uint32_t flush_id;   /* the flush of `flush_runs`, 0 before the first */
             uint32_t flush_runs; /* runs in flush `flush_id` */
@@ -169,6 +172,12 @@ struct rp_node_rec {
     void *data;
 };
 _Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
+/* A read stamp after the node's own run: a run still in progress may have
+ * read the node before (its run began earlier), and the stamp that said so
+ * was the cursor's room. Later than every run stamp, so that such a run,
+ * reading it again, looks for it among the reads it has confirmed
+ * (tracking.c) instead of taking it as unread; no run stamp equals it. */
+#define RP_READ_STAMP_UNKNOWN UINT64_MAX
 #define RP_WEAK_SUBS_MAX ((1u << 24) - 1)
 
 /* Whether the edge from reader `sub` to `dep` is weak: it does not watch `dep`. */

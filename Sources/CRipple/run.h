@@ -20,7 +20,7 @@ static inline void rp_finish_run_if_disposing(rp_graph_t *graph, uint32_t slot, 
 
 /* The end of a run that failed (`status`, returned): the node stays DIRTY and
  * keeps every old edge too, so that a retry re-reads them; `between_runs` is
- * the word its cursor displaced. noinline keeps it out of the hot path;
+ * what the word its cursor took becomes again. noinline keeps it out of the hot path;
  * `unused` spares a file that includes this header without running nodes the
  * unused-function warning. */
 static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *graph, uint32_t slot,
@@ -77,8 +77,11 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_known(rp
                                                                               uint32_t generation) {
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
     /* The cursor takes the place of what the node keeps between runs, which
-     * nothing uses during its own run (graph.h): kept here, given back at the end. */
-    uint64_t between_runs = rec->between_runs;
+     * nothing uses during its own run (graph.h): an effect's flush counts are
+     * kept here and given back at the end; a readable node's read stamp
+     * becomes RP_READ_STAMP_UNKNOWN instead (no load, no register kept
+     * across the callback). */
+    uint64_t between_runs = effect ? rec->between_runs : RP_READ_STAMP_UNKNOWN;
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
     /* Taken now: a change during the run marks it again, with its own cause. */

@@ -79,6 +79,11 @@ rp_status_t rp_async_track_end(rp_graph_t *graph, rp_node_t node) {
         return RP_ESTATE;
     }
     rec->flags &= (uint16_t)~(RP_F_COMPUTING | RP_F_TRACKING);
+    /* Its cursor took the place of its read stamp (graph.h), which only a
+     * run in progress compares with its own: no run was in progress when the
+     * section began (it opens outside runs), and those it made have ended, so
+     * no run in progress has read the node, as 0 says. */
+    rec->read_stamp = 0;
     graph->active = RP_NO_SLOT;
     graph->active_rec = NULL;
     rp_node_finish_if_disposing(graph, slot);

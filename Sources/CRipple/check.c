@@ -64,6 +64,15 @@ static rp_status_t check_graph(const rp_graph_t *graph, char *message, size_t ca
             BROKEN("node %u has more edges than capacity", slot);
         }
         if (idle && (rec->flags & RP_F_BUSY)) BROKEN("node %u is busy outside any call", slot);
+        /* Between its runs a node's word shared with the cursor is its own
+         * again (graph.h): a stamp or a flush that has been. */
+        if (!(rec->flags & RP_F_COMPUTING) && rec->kind != RP_KIND_EFFECT && rec->read_stamp > graph->stamp &&
+            rec->read_stamp != RP_READ_STAMP_UNKNOWN) {
+            BROKEN("node %u was read by run %llu, not started yet", slot, (unsigned long long)rec->read_stamp);
+        }
+        if (!(rec->flags & RP_F_COMPUTING) && rec->kind == RP_KIND_EFFECT && rec->flush_id > graph->flush_id) {
+            BROKEN("effect %u counts its runs in flush %u, not started yet", slot, rec->flush_id);
+        }
         if ((rec->flags & RP_F_JOURNALED) && graph->savepoint_count == 0) {
             BROKEN("node %u is journaled outside any savepoint", slot);
         }

@@ -127,19 +127,28 @@ static inline uint32_t rp_edge_class_capacity(unsigned size_class) {
     return ((uint32_t)1 << size_class) / RP_EDGE_ITEMS;
 }
 
-/* A node's record: what walks, runs and reads touch, in one 64-byte block.
- * What only some nodes need lives elsewhere: the creation order beside the
- * records of its page (rp_order; effects keep their own in the record), and in
+/* A node's record: what walks, runs and reads touch, in one 64-byte block,
+ * its creation order included. What only some nodes need lives elsewhere: in
  * per-slot arrays of the graph that exist only once needed, an async node's
- * run stamp and, while a tracer is installed, each node's cause. */
+ * run stamp and, while a tracer is installed, each node's cause.
+ *
+ * A run's cursor has no room of its own: it is only meaningful while the
+ * node computes, when the word it shares (`between_runs`: a readable node's
+ * read stamp, an effect's flush counts) is unused: nothing reads a node
+ * during its own run (that is a cycle), and the flush counts an effect's run
+ * before it starts it. An effect's run keeps its counts and gives them back
+ * when it ends; a readable node's run leaves RP_READ_STAMP_UNKNOWN
+ * (rp_run_tracked_known); an async node's track section, which opens and
+ * closes outside runs, 0 (async.c). */
 struct rp_node_rec {
-    rp_edge_t *deps;
     union {
-        rp_edge_t *subs;     /* sources, computed and async nodes */
-        struct {             /* effects, which have no readers (nsubs and subs_class stay 0) */
-            uint32_t flush_id;   /* the flush of `flush_runs`, 0 before the first */
-            uint32_t flush_runs; /* runs in flush `flush_id` */
-        };
+        rp_edge_t *deps;     /* live nodes */
+        uint32_t next_free;  /* free list link when not live (a free record has no deps) */
+    };
+    union {
+        rp_edge_t *subs;       /* sources, computed and async nodes */
+        uint64_t effect_order; /* effects, which have no readers (nsubs and subs_class stay 0): their order
+                                * among effects, for the flush queue */
     };
     uint32_t ndeps, nsubs;
     uint32_t generation;
@@ -148,18 +157,27 @@ struct rp_node_rec {
     uint8_t deps_class;      /* the arena size class of `deps`, 0 when it has none */
     uint8_t subs_class;      /* the same for `subs` */
     unsigned weak_subs : 24; /* the weak edges among `subs` (see "Watching"), up to RP_WEAK_SUBS_MAX */
-    union {
-        uint32_t cursor;     /* live, while computing: deps confirmed by this run */
-        uint32_t next_free;  /* free list link when not live */
-    };
+    uint32_t order;          /* creation order (rp_order), 0 once freed */
     uint64_t run_stamp;      /* stamp of its current or last run */
     union {
-        uint64_t read_stamp;   /* readable nodes: stamp of the last run that read it */
-        uint64_t effect_order; /* effects, which nothing reads: their order among effects, for the flush queue */
+        uint64_t read_stamp;     /* readable nodes, between runs: stamp of the last run that read it,
+                                  * or RP_READ_STAMP_UNKNOWN */
+        struct {                 /* effects, which nothing reads, between runs */
+            uint32_t flush_id;   /* the flush of `flush_runs`, 0 before the first */
+            uint32_t flush_runs; /* runs in flush `flush_id` */
+        };
+        uint32_t cursor;         /* while computing: deps confirmed by this run */
+        uint64_t between_runs;   /* the word as a whole, as a run keeps it */
     };
     void *data;
 };
 _Static_assert(sizeof(rp_node_rec_t) == 64, "a record fills one cache line");
+/* A read stamp after the node's own run: a run still in progress may have
+ * read the node before (its run began earlier), and the stamp that said so
+ * was the cursor's room. Later than every run stamp, so that such a run,
+ * reading it again, looks for it among the reads it has confirmed
+ * (tracking.c) instead of taking it as unread; no run stamp equals it. */
+#define RP_READ_STAMP_UNKNOWN UINT64_MAX
 #define RP_WEAK_SUBS_MAX ((1u << 24) - 1)
 
 /* Whether the edge from reader `sub` to `dep` is weak: it does not watch `dep`. */
@@ -396,17 +414,17 @@ static inline rp_node_rec_t *rp_rec(const rp_graph_t *graph, uint32_t slot) {
     return &graph->pages[slot >> RP_PAGE_SHIFT][slot & (RP_PAGE_NODES - 1)];
 }
 
-/* A page holds RP_PAGE_NODES records, then their nodes' creation orders
- * (0 once freed), which listings and savepoints read. */
-#define RP_PAGE_BYTES ((sizeof(rp_node_rec_t) + sizeof(uint32_t)) * RP_PAGE_NODES)
+/* A page holds RP_PAGE_NODES records. */
+#define RP_PAGE_BYTES (sizeof(rp_node_rec_t) * RP_PAGE_NODES)
 /* Pages start on a cache line, so that each record fills exactly one: the
  * allocator's block is larger by up to a line, and the page keeps where that
- * block starts after its orders (node.c, graph.c). */
+ * block starts after its records (node.c, graph.c). */
 #define RP_PAGE_ALIGN ((uintptr_t)64)
 #define RP_PAGE_BLOCK_BYTES (RP_PAGE_BYTES + sizeof(void *) + RP_PAGE_ALIGN)
 
+/* The creation order of `slot` (0 once freed), which listings and savepoints read. */
 static inline uint32_t *rp_order(const rp_graph_t *graph, uint32_t slot) {
-    return (uint32_t *)(graph->pages[slot >> RP_PAGE_SHIFT] + RP_PAGE_NODES) + (slot & (RP_PAGE_NODES - 1));
+    return &rp_rec(graph, slot)->order;
 }
 /* The last creation order handed out before the live nodes are numbered again. */
 #define RP_ORDER_MAX UINT32_MAX

@@ -119,8 +119,8 @@ static size_t count_up_to(const uint64_t *keys, size_t count, uint64_t key) {
     return low;
 }
 
-/* Creation orders take 32 bits beside each record (4 bytes a node rather
- * than 8): once in RP_ORDER_MAX creations, the live nodes are numbered again
+/* Creation orders take 32 bits of each record (4 bytes a node rather than
+ * 8): once in RP_ORDER_MAX creations, the live nodes are numbered again
  * 1, 2, ... in their order, from a sort (a heap sort: no recursion) of their
  * orders and slots, and a savepoint's begin becomes the number of live nodes
  * created before it, so that the nodes created after it stay its own. */
@@ -176,7 +176,7 @@ static rp_status_t create(rp_graph_t *graph, rp_kind_t kind, uint16_t flags, voi
     rec->generation = generation;
     rec->kind = (uint8_t)kind;
     rec->flags = RP_F_LIVE | flags | (kind == RP_KIND_COMPUTED || kind == RP_KIND_ASYNC ? RP_F_DIRTY : 0);
-    *rp_order(graph, slot) = ++graph->next_order;
+    rec->order = ++graph->next_order;
     if (kind == RP_KIND_EFFECT) rec->effect_order = ++graph->next_effect_order;
     if (kind == RP_KIND_ASYNC) graph->async_runs[slot] = 0;
     if (graph->causes != NULL) graph->causes[slot] = RP_NO_SLOT;
@@ -301,8 +301,7 @@ void rp_node_free(rp_graph_t *graph, uint32_t slot) {
     void *data = rec->data;
     bool effect = rec->kind == RP_KIND_EFFECT;
     uint32_t generation = rec->generation + 1;
-    *rec = (rp_node_rec_t){0};
-    *rp_order(graph, slot) = 0;
+    *rec = (rp_node_rec_t){0}; /* its creation order 0 among them */
     rec->generation = generation ? generation : 1;
     rec->next_free = graph->free_head;
     graph->free_head = slot;

@@ -19,11 +19,14 @@ static inline void rp_finish_run_if_disposing(rp_graph_t *graph, uint32_t slot, 
 }
 
 /* The end of a run that failed (`status`, returned): the node stays DIRTY and
- * keeps every old edge too, so that a retry re-reads them. noinline keeps it
- * out of the hot path; `unused` spares a file that includes this header
- * without running nodes the unused-function warning. */
+ * keeps every old edge too, so that a retry re-reads them; `between_runs` is
+ * what the word its cursor took becomes again. noinline keeps it out of the hot path;
+ * `unused` spares a file that includes this header without running nodes the
+ * unused-function warning. */
 static __attribute__((noinline, unused)) rp_status_t rp_run_failed(rp_graph_t *graph, uint32_t slot,
-                                                                   rp_node_rec_t *rec, rp_status_t status) {
+                                                                   rp_node_rec_t *rec, uint64_t between_runs,
+                                                                   rp_status_t status) {
+    rec->between_runs = between_runs;
     uint16_t flags = (uint16_t)((rec->flags & ~RP_F_COMPUTING) | RP_F_DIRTY);
     rec->flags = flags;
     rp_finish_run_if_disposing(graph, slot, flags);
@@ -73,6 +76,12 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_known(rp
                                                                               bool generation_known,
                                                                               uint32_t generation) {
     rec->flags = (uint16_t)((rec->flags & ~(RP_F_STALE | RP_F_CHECKING)) | RP_F_COMPUTING);
+    /* The cursor takes the place of what the node keeps between runs, which
+     * nothing uses during its own run (graph.h): an effect's flush counts are
+     * kept here and given back at the end; a readable node's read stamp
+     * becomes RP_READ_STAMP_UNKNOWN instead (no load, no register kept
+     * across the callback). */
+    uint64_t between_runs = effect ? rec->between_runs : RP_READ_STAMP_UNKNOWN;
     rec->cursor = 0;
     rec->run_stamp = ++graph->stamp;
     /* Taken now: a change during the run marks it again, with its own cause. */
@@ -113,10 +122,11 @@ static inline __attribute__((always_inline)) rp_status_t rp_run_tracked_known(rp
      * inlined run knows it is RP_OK on this path. */
     if (__builtin_expect(status != RP_OK, 0)) {
         if (leave_active) rp_active_none(graph);
-        return rp_run_failed(graph, slot, rec, status);
+        return rp_run_failed(graph, slot, rec, between_runs, status);
     }
     if (tracing && !effect) rp_trace(graph, RP_TRACE_COMPUTE, slot, cause, *changed);
     if (rec->cursor < rec->ndeps) rp_unlink_deps_from(graph, slot, rec->cursor);
+    rec->between_runs = between_runs;
     uint16_t flags = rec->flags & (uint16_t)~RP_F_COMPUTING;
     rec->flags = flags;
     /* Both rare, so one test for the two in the common case. */

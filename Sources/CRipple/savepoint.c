@@ -150,7 +150,7 @@ static rp_status_t journal_downstream(rp_graph_t *graph, uint32_t root, bool may
     for (size_t i = 0; i < count && status == RP_OK; i++) {
         rp_node_rec_t *rec = rp_rec(graph, queue[i]);
         status = journal_node(graph, frame, queue[i], rec, may_save);
-        if (rec->kind == RP_KIND_EFFECT) continue; /* no readers (its `subs` word holds flush counts) */
+        if (rec->kind == RP_KIND_EFFECT) continue; /* no readers (its `subs` word holds its effect order) */
         for (uint32_t j = 0; j < rec->nsubs; j++) {
             rp_node_rec_t *sub = rec->subs[j].rec;
             if (sub->flags & RP_F_SEEN) continue;
@@ -284,7 +284,7 @@ static void forget_lost_deps(rp_graph_t *graph) {
  * is enough, and nothing is allocated. */
 static void mark_seen_downstream(rp_graph_t *graph, rp_node_rec_t *root) {
     root->flags |= RP_F_SEEN;
-    if (root->kind == RP_KIND_EFFECT || root->nsubs == 0) return; /* an effect's `subs` holds flush counts */
+    if (root->kind == RP_KIND_EFFECT || root->nsubs == 0) return; /* an effect's `subs` holds its effect order */
     rp_frame_t *stack = graph->stack;
     size_t top = graph->stack_top, base = top;
     const rp_edge_t *edge = root->subs, *end = root->subs + root->nsubs;

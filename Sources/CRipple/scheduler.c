@@ -285,8 +285,8 @@ static inline rp_check_t refresh_effect(rp_graph_t *graph, uint32_t slot, rp_nod
  * the next flush (the next write, read or batch end) takes them up again. */
 static rp_status_t stop_loop(rp_graph_t *graph, uint32_t looping) {
     rp_enqueue(graph, looping);
-    /* Effects only: other nodes keep their readers where effects keep
-     * `flush_id` (graph.h). */
+    /* Effects only: other nodes keep their read stamp where effects keep
+     * `flush_id` (graph.h). No effect is running: the flush is between runs. */
     size_t count = 0;
     for (uint32_t slot = 0; slot < graph->nslots; slot++) {
         rp_node_rec_t *rec = rp_rec(graph, slot);

@@ -120,7 +120,8 @@ static __attribute__((noinline)) rp_status_t link_elsewhere(rp_graph_t *graph, u
     rp_node_rec_t *d = rp_rec(graph, dep);
     uint32_t cursor = s->cursor;
     /* Already read in this run? The stamp answers unless a nested run read
-     * the node since (its stamp is larger); then the confirmed prefix does. */
+     * the node since (its stamp is larger) or the node ran since (its stamp
+     * is RP_READ_STAMP_UNKNOWN, larger still); then the confirmed prefix does. */
     if (d->read_stamp == s->run_stamp) return RP_OK;
     /* An async run's track sections each have their own stamp: reads of its
      * earlier sections are in the prefix. */

@@ -127,6 +127,54 @@ static void every_other_reader_learns_of_the_change(unsigned others, bool others
     th_done(&w);
 }
 
+/* Reads in[0], then (when arg is set, once) writes in[2], then reads in[1]
+ * and in[0] again. */
+static long reads_writes_then_reads_again(th_world_t *w, th_node_t *self)
+{
+    long v = th_read(w, self->in[0]);
+    if (self->arg) {
+        self->arg = 0;
+        th_write(w, self->in[2], 3);
+    }
+    v += th_read(w, self->in[1]);
+    return v + th_read(w, self->in[0]);
+}
+
+/* A node that ran after a run read it, with no read since: that run reading
+ * it again finds it among its confirmed reads, and links no second edge. r
+ * reads x, writes s (x = s / 2 is marked, r too: it has read x), then reads
+ * y = x, whose walk recomputes x, unchanged (nobody reads it after), then
+ * reads x again. x's run took the room of its read stamp, which said that r
+ * had read it (graph.h); the stamp it leaves sends r to its confirmed reads. */
+static void a_node_run_since_a_read_is_read_again_without_a_second_edge(void)
+{
+    harness_begin("a_node_run_since_a_read_is_read_again_without_a_second_edge");
+    th_world_t w;
+    th_init(&w, 16, 0);
+    th_node_t *s = th_source(&w, "s", 2);
+    th_node_t *x = th_computed(&w, "x", th_div, 2, s, NULL);
+    th_node_t *y = th_computed(&w, "y", th_sum, 0, x, NULL);
+    CHECK_EQ(th_read(&w, y), 1);
+    th_node_t *r = th_prepare(&w, "r", RP_KIND_COMPUTED, reads_writes_then_reads_again, 0, x, y);
+    r->in[2] = s;
+    CHECK_ST(th_create(&w, r), RP_OK);
+    CHECK_EQ(th_read(&w, r), 3);
+    CHECK_DEPS(&w, r, x, y);
+    r->arg = 1;
+    w.log_mask = TH_LOG_COMPUTE;
+    (void)th_take_log(&w);
+    CHECK_ST(rp_node_invalidate(w.g, r->h), RP_OK);
+    CHECK_EQ(th_read(&w, r), 3);
+    CHECK_STR(th_take_log(&w), "r x");
+    CHECK_EQ(s->value, 3);
+    CHECK_DEPS(&w, r, x, y);
+    CHECK_SUBS(&w, x, y, r);
+    CHECK_EQ(x->computes, 2);
+    CHECK_EQ(y->computes, 1);
+    CHECK_EQ(r->computes, 2);
+    th_done(&w);
+}
+
 int main(void)
 {
     triangle(false);
@@ -136,5 +184,6 @@ int main(void)
     every_other_reader_learns_of_the_change(1, true);
     every_other_reader_learns_of_the_change(2, false);
     every_other_reader_learns_of_the_change(2, true);
+    a_node_run_since_a_read_is_read_again_without_a_second_edge();
     return harness_finish();
 }

@@ -100,29 +100,47 @@ public final class Derivation<Value>: RippleNode, Publisher, Subscriber {
     // (`RippleNode.appendCleanup(_:)`): few derivations register any, and a word here would take every derivation
     // of a word from a 96-byte block to a 112-byte one.
 
-    /// Every derivation. The closures and the runtime are consumed: the caller's references become the node's.
-    /// The isolation is consumed too, and goes once the extras are made: destroyed only when `init` ends, it would
-    /// keep the compiler retaining `self` around the engine call (`createNode`).
-    @usableFromInline
-    init(
+    /// Every derivation, its recompute given as a closure: made into its one word here, inlined where the caller
+    /// is specialized, so that the usual recomputes are seen there to have no context (no retain, release or test
+    /// of one at run time: generic, the closure's copies cost each derivation about 50 instructions).
+    @inlinable
+    convenience init(
         body: consuming @escaping () -> Value, recompute: consuming @escaping Recompute, label: borrowing String?,
         fileID: borrowing String, line: Int, runtime: consuming Runtime = .current,
         isolation: consuming BodyIsolation = .none
     ) {
+        self.init(
+            body: body, oneWordRecompute: DerivationRecompute(recompute), label: label, fileID: fileID, line: line,
+            runtime: runtime, isolation: isolation)
+    }
+
+    /// Every derivation. The closures and the runtime are consumed: the caller's references become the node's (and
+    /// the recompute's box, if it has one). The isolation is consumed too, and goes once the extras are made:
+    /// destroyed only when `init` ends, it would keep the compiler retaining `self` around the engine call
+    /// (`createNode`).
+    @usableFromInline
+    init(
+        body: consuming @escaping () -> Value, oneWordRecompute recompute: DerivationRecompute<Value>,
+        label: borrowing String?, fileID: borrowing String, line: Int, runtime: consuming Runtime,
+        isolation: consuming BodyIsolation
+    ) {
         self.body = consume body
         // Decided once, here: a runtime without the setting pays nothing per evaluation.
+        let stored: DerivationRecompute<Value>
         if runtime.tracksObservableReads {
-            self.recompute = DerivationRecompute(runtime.trackingObservableReads(of: recompute))
+            stored = DerivationRecompute(runtime.trackingObservableReads(of: recompute.closure()))
+            recompute.release()
         } else {
-            self.recompute = DerivationRecompute(recompute)
+            stored = recompute
         }
+        self.recompute = stored
         // A value that does not fit in the object gets memory of its own (a value that fits is bound below, once
         // `self` exists).
         if !Derivation.fitsInline { storage = UInt64(UInt(bitPattern: Derivation.allocateCache())) }
         // The actor the body was created on, where it is computed only (elsewhere it traps).
         let extras = NodeExtras.forBody(label: label, isolation: consume isolation)
         // No reader yet: nothing to keep in step.
-        needsPreparing = !(extras?.isolation.isNone ?? true) || self.recompute.isBoxed
+        needsPreparing = !(extras?.isolation.isNone ?? true) || stored.isBoxed
         super.init(runtime: runtime, extras: consume extras, fileID: fileID, line: line, hasDirectCallbacks: true)
         // Lazy: the engine node computes nothing before the first read, after the cache is bound below.
         createNode(.RP_KIND_COMPUTED)

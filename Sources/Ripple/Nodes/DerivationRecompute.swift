@@ -22,11 +22,12 @@ struct DerivationRecompute<Value> {
     /// stores it releases (`release()`). Inlined, so that a closure made in specialized code is seen without a
     /// context where it is made.
     @inlinable @inline(__always)
-    init(_ recompute: @escaping Derivation<Value>.Recompute) {
-        if let function = ContextFreeFunction.word(of: RecomputeFunction(call: recompute)) {
+    init(_ recompute: consuming @escaping Derivation<Value>.Recompute) {
+        let holder = RecomputeFunction(call: recompute)
+        if let function = ContextFreeFunction.word(of: holder) {
             word = function
         } else {
-            word = DerivationRecompute.boxing(recompute)
+            word = DerivationRecompute.boxing(holder.call)
         }
     }
 
@@ -55,7 +56,9 @@ struct DerivationRecompute<Value> {
     }
 
     /// Whether the recompute is a box, not a function.
-    @inlinable var isBoxed: Bool { word & ContextFreeFunction.notAFunction != 0 }
+    @inlinable var isBoxed: Bool {
+        @inline(__always) get { word & ContextFreeFunction.notAFunction != 0 }
+    }
 
     /// `run` for a box.
     @usableFromInline @inline(never)
@@ -67,6 +70,13 @@ struct DerivationRecompute<Value> {
     private var box: Unmanaged<RecomputeBox<Value>> {
         Unmanaged.fromOpaque(
             UnsafeRawPointer(bitPattern: word & ~ContextFreeFunction.notAFunction).unsafelyUnwrapped)
+    }
+
+    /// The recompute as a closure, for a wrapper that boxes it again (`Runtime.trackingObservableReads(of:)`):
+    /// the function with no context, or the box's closure.
+    func closure() -> Derivation<Value>.Recompute {
+        if isBoxed { return box.takeUnretainedValue().recompute }
+        return ContextFreeFunction.holder(word, as: RecomputeFunction<Value>.self).call
     }
 
     /// Releases the box of a recompute that has one; nothing otherwise. Called once, by the deinit of the
@@ -81,7 +91,8 @@ struct DerivationRecompute<Value> {
 struct RecomputeFunction<Value> {
     @usableFromInline let call: Derivation<Value>.Recompute
 
-    @inlinable init(call: consuming @escaping Derivation<Value>.Recompute) {
+    @inlinable @inline(__always)
+    init(call: consuming @escaping Derivation<Value>.Recompute) {
         self.call = call
     }
 }

@@ -53,9 +53,7 @@ struct AtomEquality<Value> {
     /// The word of a box holding `equals`, retained once for the atom that stores it.
     @usableFromInline
     static func boxing(_ equals: consuming @escaping (Value, Value) -> Bool) -> UInt {
-        let box = UInt(bitPattern: Unmanaged.passRetained(ClosureComparison(equals)).toOpaque())
-        precondition(box & classTag == 0, "Ripple: internal error: an unaligned object.")
-        return box | notAFunction
+        ContextFreeFunction.word(boxing: ClosureComparison(equals))
     }
 
     /// Every value differs from every other: each write and each commit is a change.
@@ -89,7 +87,7 @@ struct AtomEquality<Value> {
 
     /// The box of a word with only the low bit set.
     private var box: Unmanaged<ClosureComparison<Value>> {
-        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word & ~AtomEquality.notAFunction).unsafelyUnwrapped)
+        ContextFreeFunction.box(of: word, as: ClosureComparison<Value>.self)
     }
 
     /// The equality as a closure, for a holder that may outlive the atom (a snapshot's captured value): the

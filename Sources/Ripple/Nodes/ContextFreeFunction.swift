@@ -19,6 +19,21 @@ enum ContextFreeFunction {
         return parts.context == 0 && parts.function & notAFunction == 0 ? parts.function : nil
     }
 
+    /// The word of a box holding a closure with a context: `box` retained once for the node that stores the word,
+    /// its address with the low bit set. An object's address is 16-byte aligned (malloc's), checked: the two low
+    /// bits are free, for `AtomEquality`'s class tag too.
+    @usableFromInline
+    static func word(boxing box: AnyObject) -> UInt {
+        let address = UInt(bitPattern: Unmanaged.passRetained(box).toOpaque())
+        precondition(address & 3 == 0, "Ripple: internal error: an unaligned object.")
+        return address | notAFunction
+    }
+
+    /// The box whose word (`word(boxing:)`) is `word`, not retained.
+    static func box<Box: AnyObject>(of word: UInt, as _: Box.Type) -> Unmanaged<Box> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: word & ~notAFunction).unsafelyUnwrapped)
+    }
+
     /// The holder of the closure whose function is `word` (from `word(of:)`), with no context, as it was made.
     @inlinable @inline(__always)
     static func holder<Holder>(_ word: UInt, as _: Holder.Type) -> Holder {

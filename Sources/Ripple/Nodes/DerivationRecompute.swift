@@ -34,9 +34,7 @@ struct DerivationRecompute<Value> {
     /// The word of a box holding `recompute`, retained once for the derivation that stores it.
     @usableFromInline
     static func boxing(_ recompute: consuming @escaping Derivation<Value>.Recompute) -> UInt {
-        let box = UInt(bitPattern: Unmanaged.passRetained(RecomputeBox(recompute)).toOpaque())
-        precondition(box & ContextFreeFunction.notAFunction == 0, "Ripple: internal error: an unaligned object.")
-        return box | ContextFreeFunction.notAFunction
+        ContextFreeFunction.word(boxing: RecomputeBox(recompute))
     }
 
     /// Runs the recompute on `derivation`: a test of the low bit, then the function's call, as the closure's was;
@@ -68,8 +66,7 @@ struct DerivationRecompute<Value> {
 
     /// The box of a word with the low bit set.
     private var box: Unmanaged<RecomputeBox<Value>> {
-        Unmanaged.fromOpaque(
-            UnsafeRawPointer(bitPattern: word & ~ContextFreeFunction.notAFunction).unsafelyUnwrapped)
+        ContextFreeFunction.box(of: word, as: RecomputeBox<Value>.self)
     }
 
     /// The recompute as a closure, for a wrapper that boxes it again (`Runtime.trackingObservableReads(of:)`):

@@ -49,17 +49,15 @@ extension Runtime {
                 }
                 return Runtime.commitByClassCall(data.unsafelyUnwrapped)
             },
-            run: { host, _, _, data in
+            run: { host, _, handle, data in
                 // The first run happens inside rp_node_create, called by the `init` that creates the node and
                 // holds it until the call returns: no reference to take. (A node without its handle yet is in that
                 // call: the engine knows no other way to it, and the handle is set here, while the graph is held.
                 // Reading it is safe for a node whose deinit has begun on another thread too: that deinit waits in
-                // rp_node_dispose for the graph this thread holds, so the object is still there.) The handle is
-                // asked of the engine there (`runFirst`) rather than taken from the callback's argument, which
-                // every run would otherwise unpack for this one use.
+                // rp_node_dispose for the graph this thread holds, so the object is still there.)
                 let unretained = Unmanaged<RippleNode>.fromOpaque(data.unsafelyUnwrapped)
                 if _slowPath(unretained._withUnsafeGuaranteedRef { $0.awaitsHandle }) {
-                    return Runtime.runFirst(unretained, host: host.unsafelyUnwrapped)
+                    return Runtime.runFirst(unretained, handle: handle, host: host.unsafelyUnwrapped)
                 }
                 // Its deinit has begun: it stops, unrun. (Its handle is set: that check was the one above.)
                 guard ripple_object_try_retain(data.unsafelyUnwrapped) else { return }
@@ -142,16 +140,10 @@ extension Runtime {
     }
 
     /// An effect-kind node's first run, inside the rp_node_create call of the `init` that creates it: records its
-    /// handle, which the engine gives as the node whose run is in progress (rp_graph_evaluating), then runs it.
+    /// handle, the one the run callback was given, then runs it.
     @inline(never)
-    private static func runFirst(_ node: Unmanaged<RippleNode>, host: UnsafeMutableRawPointer) {
+    private static func runFirst(_ node: Unmanaged<RippleNode>, handle: rp_node_t, host: UnsafeMutableRawPointer) {
         node._withUnsafeGuaranteedRef { node in
-            var handle = rp_node_t()
-            var data: UnsafeMutableRawPointer?
-            let status = rp_graph_evaluating(node.graph, &handle, &data)
-            precondition(
-                status == .RP_OK && data == Unmanaged.passUnretained(node).toOpaque(),
-                "Ripple: internal error: the engine ran a node that is not the one evaluating.")
             node.handle = handle
             node.run(host: host)
         }
